@@ -1,0 +1,135 @@
+#include "auth.h"
+
+#include <ctime>
+
+#include "config.h"
+#include "db.h"
+#include "errors.h"
+#include "jwt.h"
+
+namespace ca {
+namespace {
+
+// $1 session id, $2 user id from the token, $3 tenant id or NULL.
+// Columns: user id, name, email, tenant exists, role (NULL when not a member).
+const Statement kAuthenticate{
+    "auth_session",
+    "SELECT u.id, u.name, u.email, "
+    "       EXISTS (SELECT 1 FROM tenants t WHERE t.id = $3::bigint), "
+    "       (SELECT m.role FROM memberships m WHERE m.tenant_id = $3::bigint AND m.user_id = u.id) "
+    "FROM sessions s JOIN users u ON u.id = s.user_id "
+    "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL "
+    "  AND s.expires_at > now() AND u.is_active"};
+
+const Statement kCreateSession{
+    "auth_create_session",
+    "INSERT INTO sessions (id, user_id, expires_at) VALUES ($1, $2, to_timestamp($3))"};
+
+const Statement kRevokeSession{
+    "auth_revoke_session",
+    "UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL"};
+
+bool looks_like_uuid(std::string_view s) {
+  if (s.size() != 36) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+struct Lookup {
+  Principal who;
+  bool tenant_exists = false;
+  bool member = false;
+};
+
+Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
+  std::string_view header = ctx.req.authorization;
+  constexpr std::string_view kBearer = "Bearer ";
+  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) {
+    return errors::unauthenticated();
+  }
+  auto claims = jwt_verify(header.substr(kBearer.size()), ctx.config.token_secret, std::time(nullptr));
+  if (!claims || !looks_like_uuid(claims->jti)) return errors::unauthenticated();
+
+  DbResult r = ctx.db.exec(kAuthenticate, {claims->jti, claims->sub, tenant_id});
+  if (!r.ok()) return errors::database(r.error());
+  if (r->empty()) return errors::unauthenticated();
+  Lookup out;
+  out.who.user_id = r->int64(0, 0);
+  out.who.session_id = claims->jti;
+  out.who.name = r->str(0, 1);
+  out.who.email = r->str(0, 2);
+  out.tenant_exists = r->boolean(0, 3);
+  if (!r->is_null(0, 4)) {
+    out.member = true;
+    out.who.role = role_parse(r->text(0, 4)).value_or(Role::kMember);
+  }
+  if (tenant_id) out.who.tenant_id = *tenant_id;
+  return out;
+}
+
+Result<Principal> check_role(Lookup& l, Role min_role) {
+  if (!l.member) return errors::forbidden("You are not a member of this tenant");
+  if (min_role == Role::kAdmin && l.who.role != Role::kAdmin) {
+    return errors::forbidden("This action requires the ADMIN role");
+  }
+  return std::move(l.who);
+}
+
+}  // namespace
+
+const char* role_name(Role role) { return role == Role::kAdmin ? "ADMIN" : "MEMBER"; }
+
+std::optional<Role> role_parse(std::string_view text) {
+  if (text == "ADMIN") return Role::kAdmin;
+  if (text == "MEMBER") return Role::kMember;
+  return std::nullopt;
+}
+
+Result<Principal> authenticate(Ctx& ctx) {
+  CA_TRY(l, lookup(ctx, std::nullopt));
+  return std::move(l.who);
+}
+
+Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
+  // The token is checked first (401 before 400), without a tenant.
+  int64_t tenant_id = parse_id(ctx.req.tenant_header);
+  if (!ctx.req.has_tenant_header || tenant_id == 0) {
+    CA_TRY(l, lookup(ctx, std::nullopt));
+    (void)l;
+    return errors::bad_request(ctx.req.has_tenant_header
+                                   ? "X-Tenant-ID must be a positive integer tenant id"
+                                   : "The X-Tenant-ID header is required");
+  }
+  CA_TRY(l, lookup(ctx, tenant_id));
+  if (!l.tenant_exists) return errors::forbidden("You are not a member of this tenant");
+  return check_role(l, min_role);
+}
+
+Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min_role) {
+  CA_TRY(l, lookup(ctx, tenant_id));
+  if (!l.tenant_exists) return errors::not_found("Tenant not found");
+  return check_role(l, min_role);
+}
+
+Result<std::string> issue_token(Ctx& ctx, int64_t user_id) {
+  TokenClaims c;
+  c.sub = user_id;
+  c.jti = random_uuid();
+  c.iat = std::time(nullptr);
+  c.exp = c.iat + ctx.config.token_ttl_seconds;
+  DbResult r = ctx.db.exec(kCreateSession, {c.jti, user_id, c.exp});
+  if (!r.ok()) return errors::database(r.error());
+  return jwt_sign(c, ctx.config.token_secret);
+}
+
+Result<bool> revoke_session(Ctx& ctx, const Principal& who) {
+  DbResult r = ctx.db.exec(kRevokeSession, {who.session_id});
+  if (!r.ok()) return errors::database(r.error());
+  return true;
+}
+
+}  // namespace ca

@@ -1,0 +1,51 @@
+// Who is calling: bearer token -> session -> user, and membership of a tenant.
+//
+// One database round trip answers all of it: the token's signature and
+// expiry are checked in the process, then a single prepared statement checks
+// the session is live, the user active, and (when a tenant is asked for)
+// whether that tenant exists and the user's role in it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "result.h"
+#include "router.h"
+
+namespace ca {
+
+enum class Role { kMember, kAdmin };
+
+const char* role_name(Role role);
+std::optional<Role> role_parse(std::string_view text);
+
+struct Principal {
+  int64_t user_id = 0;
+  std::string session_id;
+  std::string name;
+  std::string email;
+  int64_t tenant_id = 0;  // the tenant this request acts on, when any
+  Role role = Role::kMember;
+};
+
+// Token + live session; 401 otherwise.
+Result<Principal> authenticate(Ctx& ctx);
+
+// Token + membership of the tenant in `X-Tenant-ID`: 401, then 400 when the
+// header is missing or not an id, 403 when the tenant does not exist or the
+// caller is not a member (or not ADMIN when `min_role` is kAdmin).
+Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role = Role::kMember);
+
+// Token + membership of a tenant named in the path: 401, then 404 when the
+// tenant does not exist, 403 when not a member (or not ADMIN when required).
+Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id,
+                                           Role min_role = Role::kMember);
+
+// Creates a session for `user_id` and returns its signed token.
+Result<std::string> issue_token(Ctx& ctx, int64_t user_id);
+
+// Revokes the session of the presented token.
+Result<bool> revoke_session(Ctx& ctx, const Principal& who);
+
+}  // namespace ca

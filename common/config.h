@@ -1,0 +1,30 @@
+// Process configuration from the environment (systemd EnvironmentFile=).
+//
+// Loaded once at start-up, read-only afterwards, so threads share it freely.
+// A missing or malformed required setting is one clear line on stderr and a
+// non-zero exit: an operator sees exactly which variable to fix.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ca {
+
+struct Config {
+  std::string database_url;
+  std::string token_secret;  // contents of TOKEN_SECRET_FILE, >= 32 bytes
+  int64_t token_ttl_seconds = 86400;
+  bool webhook_allow_private_targets = false;
+  int webhook_max_attempts = 10;
+  int webhook_retry_base_seconds = 30;
+  int webhook_timeout_seconds = 10;
+  std::string push_gateway_url;
+  std::string push_gateway_token;
+};
+
+enum class ConfigNeeds { kDatabase, kDatabaseAndSecret };
+
+// Reads the environment; on error prints "<program>: <what is wrong>" and exits 2.
+Config config_from_env_or_exit(const char* program, ConfigNeeds needs);
+
+}  // namespace ca

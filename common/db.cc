@@ -1,0 +1,160 @@
+#include "db.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "log.h"
+
+namespace ca {
+
+DbErrorKind db_error_kind(std::string_view sqlstate) {
+  if (sqlstate == "23505") return DbErrorKind::kUniqueViolation;
+  if (sqlstate == "23503") return DbErrorKind::kForeignKeyViolation;
+  if (sqlstate == "23514" || sqlstate == "23502") return DbErrorKind::kCheckViolation;
+  if (sqlstate == "40001" || sqlstate == "40P01") return DbErrorKind::kSerialization;
+  if (sqlstate.substr(0, 2) == "22") return DbErrorKind::kBadData;
+  if (sqlstate.substr(0, 2) == "08" || sqlstate == "57P01" || sqlstate == "57P02" ||
+      sqlstate == "57P03") {
+    return DbErrorKind::kConnection;
+  }
+  return DbErrorKind::kOther;
+}
+
+int64_t Rows::affected() const {
+  const char* n = PQcmdTuples(res_.get());
+  return n[0] == '\0' ? 0 : std::strtoll(n, nullptr, 10);
+}
+
+std::string_view Rows::text(int row, int col) const {
+  return std::string_view(PQgetvalue(res_.get(), row, col),
+                          static_cast<size_t>(PQgetlength(res_.get(), row, col)));
+}
+
+std::optional<std::string> Rows::opt_str(int row, int col) const {
+  if (is_null(row, col)) return std::nullopt;
+  return str(row, col);
+}
+
+int64_t Rows::int64(int row, int col) const {
+  return std::strtoll(PQgetvalue(res_.get(), row, col), nullptr, 10);
+}
+
+std::optional<int64_t> Rows::opt_int64(int row, int col) const {
+  if (is_null(row, col)) return std::nullopt;
+  return int64(row, col);
+}
+
+double Rows::number(int row, int col) const {
+  return std::strtod(PQgetvalue(res_.get(), row, col), nullptr);
+}
+
+Param::Param(double v) : null_(false) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  value_ = buf;
+}
+
+Db::Db(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+
+Db::~Db() { disconnect(); }
+
+void Db::disconnect() {
+  if (conn_ != nullptr) PQfinish(conn_);
+  conn_ = nullptr;
+  prepared_.clear();
+}
+
+bool Db::ensure_connected() {
+  if (conn_ != nullptr && PQstatus(conn_) == CONNECTION_OK) return true;
+  disconnect();
+  conn_ = PQconnectdb(conninfo_.c_str());
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    // libpq's message ends with a newline; keep the log to one line.
+    std::string msg = PQerrorMessage(conn_);
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    for (char& c : msg) {
+      if (c == '\n') c = ' ';
+    }
+    log_error("database connection failed: %s", msg.c_str());
+    disconnect();
+    return false;
+  }
+  return true;
+}
+
+bool Db::in_transaction() const {
+  return conn_ != nullptr && PQtransactionStatus(conn_) != PQTRANS_IDLE;
+}
+
+DbResult Db::check(PGresult* raw) {
+  PgResultPtr res(raw);
+  ExecStatusType st = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Rows(std::move(res));
+  DbError err;
+  const char* state = res ? PQresultErrorField(res.get(), PG_DIAG_SQLSTATE) : nullptr;
+  err.sqlstate = state ? state : "";
+  const char* primary = res ? PQresultErrorField(res.get(), PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+  err.message = primary ? primary : PQerrorMessage(conn_);
+  const char* constraint = res ? PQresultErrorField(res.get(), PG_DIAG_CONSTRAINT_NAME) : nullptr;
+  err.constraint = constraint ? constraint : "";
+  err.kind = err.sqlstate.empty() || PQstatus(conn_) != CONNECTION_OK
+                 ? DbErrorKind::kConnection
+                 : db_error_kind(err.sqlstate);
+  return err;
+}
+
+DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
+  if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
+  if (!prepared_.count(&stmt)) {
+    DbResult prep = check(PQprepare(conn_, stmt.name, stmt.sql, 0, nullptr));
+    if (!prep.ok()) {
+      if (prep.error().kind != DbErrorKind::kConnection) {
+        log_error("prepare %s failed: %s", stmt.name, prep.error().message.c_str());
+      }
+      return prep;
+    }
+    prepared_.insert(&stmt);
+  }
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const Param& p : params) values.push_back(p.c_str());
+  return check(PQexecPrepared(conn_, stmt.name, static_cast<int>(values.size()), values.data(),
+                              nullptr, nullptr, 0));
+}
+
+DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
+  bool was_in_tx = in_transaction();
+  DbResult r = run(stmt, params);
+  if (!r.ok() && r.error().kind == DbErrorKind::kConnection && !was_in_tx) {
+    // The server restarted or the connection broke: one fresh try. Inside a
+    // transaction this is not safe, the caller sees the error and rolls back.
+    disconnect();
+    r = run(stmt, params);
+  }
+  return r;
+}
+
+DbResult Db::exec_sql(const char* sql) {
+  if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
+  return check(PQexec(conn_, sql));
+}
+
+Transaction::Transaction(Db& db) : db_(db) {
+  DbResult r = db_.exec_sql("BEGIN");
+  began_ = r.ok();
+}
+
+Transaction::~Transaction() {
+  if (began_ && !done_) {
+    DbResult r = db_.exec_sql("ROLLBACK");
+    (void)r;
+  }
+}
+
+DbResult Transaction::commit() {
+  done_ = true;
+  return db_.exec_sql("COMMIT");
+}
+
+}  // namespace ca

@@ -1,0 +1,157 @@
+// PostgreSQL access: one persistent connection, named prepared statements,
+// transactions, and reconnect after the server went away.
+//
+// A Db belongs to exactly one thread (each serve-loop worker has its own).
+// Statements are declared as constants next to the handler that runs them and
+// are prepared lazily, once per connection. Every call checks the result
+// status; failures come back as DbError values, never exceptions.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+namespace ca {
+
+struct Statement {
+  const char* name;
+  const char* sql;
+};
+
+enum class DbErrorKind {
+  kUniqueViolation,      // 23505
+  kForeignKeyViolation,  // 23503
+  kCheckViolation,       // 23514, 23502
+  kBadData,              // 22xxx
+  kConnection,           // 08xxx, or no connection at all
+  kSerialization,        // 40001, 40P01
+  kOther,
+};
+
+struct DbError {
+  DbErrorKind kind = DbErrorKind::kOther;
+  std::string sqlstate;
+  std::string message;
+  std::string constraint;
+};
+
+// Maps a SQLSTATE to its error kind (the one place that knows the codes).
+DbErrorKind db_error_kind(std::string_view sqlstate);
+
+struct PgResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgResultPtr = std::unique_ptr<PGresult, PgResultDeleter>;
+
+// Rows of a successful statement. Columns are addressed by index.
+class Rows {
+ public:
+  explicit Rows(PgResultPtr res) : res_(std::move(res)) {}
+  int size() const { return PQntuples(res_.get()); }
+  bool empty() const { return size() == 0; }
+  int64_t affected() const;
+  bool is_null(int row, int col) const { return PQgetisnull(res_.get(), row, col) != 0; }
+  std::string_view text(int row, int col) const;
+  std::string str(int row, int col) const { return std::string(text(row, col)); }
+  std::optional<std::string> opt_str(int row, int col) const;
+  int64_t int64(int row, int col) const;
+  std::optional<int64_t> opt_int64(int row, int col) const;
+  double number(int row, int col) const;
+  bool boolean(int row, int col) const { return text(row, col) == "t"; }
+
+ private:
+  PgResultPtr res_;
+};
+
+// One text-format statement parameter; default-constructed is SQL NULL.
+class Param {
+ public:
+  Param() = default;
+  Param(std::nullopt_t) {}  // NOLINT
+  Param(std::string_view v) : value_(v), null_(false) {}  // NOLINT
+  Param(const std::string& v) : value_(v), null_(false) {}  // NOLINT
+  Param(const char* v) : value_(v), null_(false) {}  // NOLINT
+  Param(int64_t v) : value_(std::to_string(v)), null_(false) {}  // NOLINT
+  Param(int v) : value_(std::to_string(v)), null_(false) {}  // NOLINT
+  Param(bool v) : value_(v ? "t" : "f"), null_(false) {}  // NOLINT
+  Param(double v);  // NOLINT
+  template <class T>
+  Param(const std::optional<T>& v) {  // NOLINT
+    if (v) *this = Param(*v);
+  }
+
+  const char* c_str() const { return null_ ? nullptr : value_.c_str(); }
+
+ private:
+  std::string value_;
+  bool null_ = true;
+};
+
+class [[nodiscard]] DbResult {
+ public:
+  DbResult(Rows rows) : v_(std::move(rows)) {}  // NOLINT
+  DbResult(DbError error) : v_(std::move(error)) {}  // NOLINT
+  bool ok() const { return v_.index() == 0; }
+  Rows& rows() { return std::get<0>(v_); }
+  Rows* operator->() { return &std::get<0>(v_); }
+  const DbError& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<Rows, DbError> v_;
+};
+
+class Db {
+ public:
+  explicit Db(std::string conninfo);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // Runs a named prepared statement. Outside a transaction a statement that
+  // fails because the connection was lost is retried once on a new connection.
+  DbResult exec(const Statement& stmt, const std::vector<Param>& params = {});
+
+  // Runs plain SQL without parameters (BEGIN, COMMIT, migrations).
+  DbResult exec_sql(const char* sql);
+
+  bool in_transaction() const;
+  // Connects if needed; false (and logs) when the server cannot be reached.
+  bool ensure_connected();
+
+ private:
+  DbResult run(const Statement& stmt, const std::vector<Param>& params);
+  DbResult check(PGresult* raw);
+  void disconnect();
+
+  std::string conninfo_;
+  PGconn* conn_ = nullptr;
+  std::unordered_set<const Statement*> prepared_;
+};
+
+// A transaction on `db`: BEGIN at construction, ROLLBACK at destruction
+// unless commit() succeeded.
+class Transaction {
+ public:
+  explicit Transaction(Db& db);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  // False when BEGIN failed; the caller then answers 500.
+  bool began() const { return began_; }
+  DbResult commit();
+
+ private:
+  Db& db_;
+  bool began_ = false;
+  bool done_ = false;
+};
+
+}  // namespace ca

@@ -1,0 +1,64 @@
+// Request and Response: what a handler sees of one HTTP exchange.
+//
+// A Request is filled by the serve loop from the FastCGI parameters and body
+// and is read-only for handlers. A Response is a value the handler returns;
+// the serve loop writes it. Neither is shared between threads.
+#pragma once
+
+#include <cjson/cJSON.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "json.h"
+
+namespace ca {
+
+struct Request {
+  std::string method;
+  std::string path;  // decoded, without the query string
+  std::string query;  // raw query string
+  std::string body;
+  std::string authorization;  // Authorization header, as sent
+  std::string tenant_header;  // X-Tenant-ID header, as sent
+  bool has_tenant_header = false;
+  std::string remote_addr;
+  std::vector<int64_t> params;  // integer path parameters, in order
+
+  // The decoded value of query parameter `name`, if present.
+  std::optional<std::string> query_param(std::string_view name) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  static Response json(int status, const cJSON* body);
+  static Response json(int status, const Json& body) { return json(status, body.get()); }
+  // `{"error": message}`.
+  static Response error(int status, std::string_view message);
+
+  Response& header(std::string name, std::string value) {
+    headers.emplace_back(std::move(name), std::move(value));
+    return *this;
+  }
+};
+
+// The reason phrase for a status code ("Not Found").
+const char* status_reason(int status);
+
+// Percent-decoding for query strings ('+' is a space). Empty on malformed input.
+std::optional<std::string> url_decode(std::string_view in);
+
+// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
+bool utf8_valid(std::string_view s);
+
+// Number of code points in valid UTF-8 `s`.
+size_t utf8_length(std::string_view s);
+
+}  // namespace ca

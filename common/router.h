@@ -1,0 +1,61 @@
+// Route table: method + path pattern -> handler.
+//
+// Patterns are literal segments and `{name}` segments; a `{name}` segment
+// matches only a positive decimal integer that fits in int64 (ids), so
+// `/products/abc` is a 404, never a handler call. Built once at start-up,
+// then read-only and shared by all threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http.h"
+
+namespace ca {
+
+class Db;
+struct Config;
+
+// What a handler gets for one request.
+struct Ctx {
+  const Request& req;
+  Db& db;
+  const Config& config;
+};
+
+using Handler = Response (*)(Ctx&);
+
+struct Route {
+  const char* method;
+  const char* pattern;
+  Handler handler;
+};
+
+struct RouteMatch {
+  enum Kind { kFound, kNotFound, kMethodNotAllowed } kind = kNotFound;
+  Handler handler = nullptr;
+  std::vector<int64_t> params;
+  std::string allow;  // for kMethodNotAllowed: "GET, POST"
+};
+
+class Router {
+ public:
+  explicit Router(std::vector<Route> routes);
+  RouteMatch match(std::string_view method, std::string_view path) const;
+
+ private:
+  struct Compiled {
+    Route route;
+    std::vector<std::string> segments;  // "{}" marks an integer parameter
+  };
+  static bool match_segments(const Compiled& c, std::string_view path,
+                             std::vector<int64_t>* params);
+  std::vector<Compiled> routes_;
+};
+
+// Parses a positive decimal id without sign or leading zeros; 0 when invalid.
+int64_t parse_id(std::string_view text);
+
+}  // namespace ca

@@ -1,0 +1,227 @@
+#include "serve.h"
+
+#include <fcgiapp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "config.h"
+#include "db.h"
+#include "errors.h"
+#include "jwt.h"
+#include "log.h"
+
+namespace ca {
+namespace {
+
+// Requests larger than this are refused before reading (nginx caps at 1 MiB).
+constexpr size_t kMaxBody = 1 << 20;
+
+struct Options {
+  const char* socket_path = nullptr;
+  int threads = 4;
+};
+
+void usage(const char* program) {
+  std::fprintf(stderr,
+               "usage: %s [--threads N] [--socket PATH]\n"
+               "  Serves FastCGI on fd 0 (spawn-fcgi, systemd StandardInput=socket)\n"
+               "  or on a unix socket at PATH. Configuration comes from the environment.\n",
+               program);
+}
+
+bool parse_options(int argc, char** argv, const char* program, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--threads" && i + 1 < argc) {
+      o->threads = std::atoi(argv[++i]);
+      if (o->threads < 1 || o->threads > 256) {
+        std::fprintf(stderr, "%s: --threads must be from 1 to 256\n", program);
+        return false;
+      }
+    } else if (arg == "--socket" && i + 1 < argc) {
+      o->socket_path = argv[++i];
+    } else {
+      usage(program);
+      return false;
+    }
+  }
+  return true;
+}
+
+const char* param(FCGX_Request& r, const char* name) {
+  const char* v = FCGX_GetParam(name, r.envp);
+  return v ? v : "";
+}
+
+// Reads up to CONTENT_LENGTH bytes; false when the body is over the cap.
+bool read_body(FCGX_Request& r, std::string* out) {
+  const char* length_text = param(r, "CONTENT_LENGTH");
+  size_t length = std::strtoull(length_text, nullptr, 10);
+  if (length > kMaxBody) return false;
+  out->resize(length);
+  size_t got = 0;
+  while (got < length) {
+    int n = FCGX_GetStr(out->data() + got, static_cast<int>(length - got), r.in);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  out->resize(got);
+  return true;
+}
+
+void write_response(FCGX_Request& r, const Response& resp) {
+  std::string head = "Status: " + std::to_string(resp.status) + " " + status_reason(resp.status) +
+                     "\r\nContent-Type: application/json; charset=utf-8\r\n";
+  for (const auto& [name, value] : resp.headers) head += name + ": " + value + "\r\n";
+  head += "\r\n";
+  FCGX_PutStr(head.data(), static_cast<int>(head.size()), r.out);
+  FCGX_PutStr(resp.body.data(), static_cast<int>(resp.body.size()), r.out);
+}
+
+Response dispatch(const Router& router, Request& req, Db& db, const Config& config) {
+  RouteMatch m = router.match(req.method, req.path);
+  if (m.kind == RouteMatch::kNotFound) return Response::error(404, "Not found");
+  if (m.kind == RouteMatch::kMethodNotAllowed) {
+    return Response::error(405, "Method not allowed").header("Allow", m.allow);
+  }
+  req.params = std::move(m.params);
+  Ctx ctx{req, db, config};
+  try {
+    return m.handler(ctx);
+  } catch (const std::exception& e) {
+    return errors::internal(std::string("unhandled exception: ") + e.what());
+  }
+}
+
+// SIGUSR2 only interrupts a worker's blocking accept() (no SA_RESTART), so
+// the worker sees FCGX_ShutdownPending and leaves. shutdown() on the listening
+// socket is not an option: spawn-fcgi and systemd share it across processes.
+void on_wake(int) {}
+
+void worker_loop(int listen_fd, const Router* router, const Config* config,
+                 std::atomic<bool>* done) {
+  Db db(config->database_url);
+  FCGX_Request r;
+  FCGX_InitRequest(&r, listen_fd, 0);
+  while (FCGX_Accept_r(&r) >= 0) {
+    Request req;
+    req.method = param(r, "REQUEST_METHOD");
+    req.path = param(r, "DOCUMENT_URI");
+    if (req.path.empty()) {
+      std::string uri = param(r, "REQUEST_URI");
+      req.path = uri.substr(0, uri.find('?'));
+    }
+    req.query = param(r, "QUERY_STRING");
+    if (const char* auth = FCGX_GetParam("HTTP_AUTHORIZATION", r.envp)) req.authorization = auth;
+    if (const char* tenant = FCGX_GetParam("HTTP_X_TENANT_ID", r.envp)) {
+      req.tenant_header = tenant;
+      req.has_tenant_header = true;
+    }
+    req.remote_addr = param(r, "REMOTE_ADDR");
+    Response resp = read_body(r, &req.body)
+                        ? dispatch(*router, req, db, *config)
+                        : Response::error(413, "Request body too large");
+    write_response(r, resp);
+    log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
+    FCGX_Finish_r(&r);
+  }
+  FCGX_Free(&r, 1);
+  done->store(true);
+}
+
+}  // namespace
+
+Response health_handler(Ctx& ctx) {
+  static const Statement kPing{"health_ping", "SELECT 1"};
+  DbResult r = ctx.db.exec(kPing);
+  Json body = json_object();
+  json_add_str(body.get(), "status", r.ok() ? "ok" : "unavailable");
+  return Response::json(r.ok() ? 200 : 503, body);
+}
+
+Response ping_handler(Ctx&) { return Response{200, R"({"status":"ok"})", {}}; }
+
+int serve_main(int argc, char** argv, const char* program, std::vector<Route> routes) {
+  Options opt;
+  if (!parse_options(argc, argv, program, &opt)) return 2;
+  Config config = config_from_env_or_exit(program, ConfigNeeds::kDatabaseAndSecret);
+  crypto_init();
+
+  if (FCGX_Init() != 0) {
+    std::fprintf(stderr, "%s: FCGX_Init failed\n", program);
+    return 1;
+  }
+  int listen_fd = 0;
+  if (opt.socket_path != nullptr) {
+    unlink(opt.socket_path);
+    listen_fd = FCGX_OpenSocket(opt.socket_path, 128);
+    if (listen_fd < 0) {
+      std::fprintf(stderr, "%s: cannot listen on %s: %s\n", program, opt.socket_path,
+                   std::strerror(errno));
+      return 1;
+    }
+    // libfcgi creates it 0755 root-owned; nginx workers must be able to connect.
+    chmod(opt.socket_path, 0666);
+  } else {
+    struct stat st;
+    if (fstat(0, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+      std::fprintf(stderr,
+                   "%s: fd 0 is not a listening socket; start it with spawn-fcgi or systemd "
+                   "socket activation, or pass --socket PATH\n",
+                   program);
+      return 2;
+    }
+  }
+
+  // Workers never see the stop signals; this thread waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  struct sigaction wake {};
+  wake.sa_handler = on_wake;
+  sigemptyset(&wake.sa_mask);
+  sigaction(SIGUSR2, &wake, nullptr);
+
+  Router router(std::move(routes));
+  std::vector<std::thread> workers;
+  std::vector<std::atomic<bool>> done(static_cast<size_t>(opt.threads));
+  for (int i = 0; i < opt.threads; ++i) {
+    workers.emplace_back(worker_loop, listen_fd, &router, &config, &done[static_cast<size_t>(i)]);
+  }
+  log_info("serving with %d threads", opt.threads);
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  log_info("signal %d: stopping", sig);
+  FCGX_ShutdownPending();
+  // In-flight requests finish; idle workers are woken until each has left
+  // (a wake-up can land just before a worker enters accept, hence the loop).
+  for (size_t i = 0; i < workers.size(); ++i) {
+    while (!done[i].load()) {
+      pthread_kill(workers[i].native_handle(), SIGUSR2);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    workers[i].join();
+  }
+  if (opt.socket_path != nullptr) unlink(opt.socket_path);
+  return 0;
+}
+
+}  // namespace ca

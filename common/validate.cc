@@ -1,0 +1,224 @@
+#include "validate.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace ca {
+namespace {
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+}  // namespace
+
+BodyReader::BodyReader(const cJSON* object, FieldErrors& errors, std::string prefix)
+    : object_(object), errors_(errors), prefix_(std::move(prefix)) {}
+
+void BodyReader::fail(const char* name, std::string message) {
+  errors_.add(key(name), std::move(message));
+}
+
+const cJSON* BodyReader::take(const char* name, bool required, bool nullable, bool* present,
+                              bool* null) {
+  const cJSON* item = json_get(object_, name);
+  *present = item != nullptr;
+  *null = cJSON_IsNull(item);
+  if (item == nullptr || *null) {
+    if (required) {
+      fail(name, "The " + key(name) + " field is required.");
+    } else if (*null && !nullable) {
+      fail(name, "The " + key(name) + " field must not be null.");
+    }
+    return nullptr;
+  }
+  return item;
+}
+
+Field<std::string> BodyReader::str(const char* name, const StrRule& rule) {
+  Field<std::string> f;
+  const cJSON* item = take(name, rule.required, rule.nullable, &f.present, &f.null);
+  if (item == nullptr) return f;
+  if (!cJSON_IsString(item)) {
+    fail(name, "The " + key(name) + " field must be a string.");
+    f.present = false;
+    return f;
+  }
+  std::string_view v = item->valuestring;
+  if (rule.trim) {
+    while (!v.empty() && is_space(v.front())) v.remove_prefix(1);
+    while (!v.empty() && is_space(v.back())) v.remove_suffix(1);
+  }
+  size_t length = utf8_length(v);
+  bool ok = true;
+  if (rule.required && length == 0) {
+    fail(name, "The " + key(name) + " field is required.");
+    ok = false;
+  } else if (length < rule.min) {
+    fail(name, "The " + key(name) + " field must be at least " + std::to_string(rule.min) +
+                   " characters.");
+    ok = false;
+  } else if (length > rule.max) {
+    fail(name, "The " + key(name) + " field must not be greater than " +
+                   std::to_string(rule.max) + " characters.");
+    ok = false;
+  }
+  if (ok && rule.one_of.size() != 0) {
+    bool found = false;
+    for (const char* allowed : rule.one_of) found = found || v == allowed;
+    if (!found) {
+      fail(name, "The selected " + key(name) + " is invalid.");
+      ok = false;
+    }
+  }
+  if (!ok) {
+    f.present = false;
+    return f;
+  }
+  f.value = std::string(v);
+  return f;
+}
+
+Field<int64_t> BodyReader::integer(const char* name, const IntRule& rule) {
+  Field<int64_t> f;
+  const cJSON* item = take(name, rule.required, rule.nullable, &f.present, &f.null);
+  if (item == nullptr) return f;
+  int64_t v = 0;
+  if (!json_is_integer(item, &v)) {
+    fail(name, "The " + key(name) + " field must be an integer.");
+    f.present = false;
+    return f;
+  }
+  if (v < rule.min) {
+    fail(name, "The " + key(name) + " field must be at least " + std::to_string(rule.min) + ".");
+    f.present = false;
+  } else if (v > rule.max) {
+    fail(name, "The " + key(name) + " field must not be greater than " +
+                   std::to_string(rule.max) + ".");
+    f.present = false;
+  } else {
+    f.value = v;
+  }
+  return f;
+}
+
+Field<double> BodyReader::number(const char* name, const NumRule& rule) {
+  Field<double> f;
+  const cJSON* item = take(name, rule.required, rule.nullable, &f.present, &f.null);
+  if (item == nullptr) return f;
+  if (!cJSON_IsNumber(item) || !std::isfinite(item->valuedouble)) {
+    fail(name, "The " + key(name) + " field must be a number.");
+    f.present = false;
+    return f;
+  }
+  double v = item->valuedouble;
+  if (v < rule.min) {
+    fail(name, "The " + key(name) + " field must be at least " + format_number(rule.min) + ".");
+    f.present = false;
+  } else if (v > rule.max) {
+    fail(name, "The " + key(name) + " field must not be greater than " + format_number(rule.max) +
+                   ".");
+    f.present = false;
+  } else {
+    f.value = v;
+  }
+  return f;
+}
+
+Field<bool> BodyReader::boolean(const char* name, const PresenceRule& rule) {
+  Field<bool> f;
+  const cJSON* item = take(name, rule.required, rule.nullable, &f.present, &f.null);
+  if (item == nullptr) return f;
+  if (!cJSON_IsBool(item)) {
+    fail(name, "The " + key(name) + " field must be true or false.");
+    f.present = false;
+    return f;
+  }
+  f.value = cJSON_IsTrue(item);
+  return f;
+}
+
+Field<const cJSON*> BodyReader::object(const char* name, const PresenceRule& rule) {
+  Field<const cJSON*> f;
+  const cJSON* item = take(name, rule.required, rule.nullable, &f.present, &f.null);
+  if (item == nullptr) return f;
+  if (!cJSON_IsObject(item)) {
+    fail(name, "The " + key(name) + " field must be an object.");
+    f.present = false;
+    return f;
+  }
+  f.value = item;
+  return f;
+}
+
+Field<const cJSON*> BodyReader::array(const char* name, const PresenceRule& rule) {
+  Field<const cJSON*> f;
+  const cJSON* item = take(name, rule.required, rule.nullable, &f.present, &f.null);
+  if (item == nullptr) return f;
+  if (!cJSON_IsArray(item)) {
+    fail(name, "The " + key(name) + " field must be an array.");
+    f.present = false;
+    return f;
+  }
+  f.value = item;
+  return f;
+}
+
+Result<Json> parse_json_object(const Request& req) {
+  if (!utf8_valid(req.body)) return errors::bad_request("Request body is not valid UTF-8");
+  Json body = json_parse(req.body);
+  if (!body || !cJSON_IsObject(body.get())) {
+    return errors::bad_request("Request body must be a JSON object");
+  }
+  return body;
+}
+
+static bool parse_positive(const std::string& text, int64_t* out) {
+  if (text.empty() || text.size() > 18) return false;
+  int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v < 1) return false;
+  *out = v;
+  return true;
+}
+
+Result<PageParams> read_page_params(const Request& req, int64_t default_per_page,
+                                    ErrorStyle style) {
+  PageParams p;
+  p.per_page = default_per_page;
+  FieldErrors errs;
+  if (auto page = req.query_param("page")) {
+    if (!parse_positive(*page, &p.page)) errs.add("page", "The page field must be an integer of at least 1.");
+  }
+  if (auto per_page = req.query_param("per_page")) {
+    if (!parse_positive(*per_page, &p.per_page)) {
+      errs.add("per_page", "The per_page field must be an integer of at least 1.");
+    } else if (p.per_page > kMaxPerPage) {
+      p.per_page = kMaxPerPage;
+    }
+  }
+  // Keeps offset arithmetic far from overflow; such a page is simply empty.
+  if (p.page > 1'000'000'000) p.page = 1'000'000'000;
+  if (!errs.empty()) return errors::validation(errs, style);
+  return p;
+}
+
+Json paginated(Json data, const PageParams& page, int64_t total) {
+  Json out = json_object();
+  json_add(out.get(), "data", std::move(data));
+  json_add_int(out.get(), "current_page", page.page);
+  int64_t last = total == 0 ? 1 : (total + page.per_page - 1) / page.per_page;
+  json_add_int(out.get(), "last_page", last);
+  json_add_int(out.get(), "per_page", page.per_page);
+  json_add_int(out.get(), "total", total);
+  return out;
+}
+
+}  // namespace ca

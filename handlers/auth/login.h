@@ -1,0 +1,11 @@
+// POST /api/v2/admin/login and POST /api/v2/admin/logout.
+#pragma once
+
+#include "router.h"
+
+namespace ca {
+
+Response login_handler(Ctx& ctx);
+Response logout_handler(Ctx& ctx);
+
+}  // namespace ca

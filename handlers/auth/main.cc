@@ -1,0 +1,13 @@
+// commerce-admin-auth: login, logout, and the health/ping probes.
+#include "login.h"
+#include "serve.h"
+
+int main(int argc, char** argv) {
+  return ca::serve_main(argc, argv, "commerce-admin-auth",
+                        {
+                            {"POST", "/api/v2/admin/login", ca::login_handler},
+                            {"POST", "/api/v2/admin/logout", ca::logout_handler},
+                            {"GET", "/healthz", ca::health_handler},
+                            {"GET", "/api/v2/admin/ping", ca::ping_handler},
+                        });
+}

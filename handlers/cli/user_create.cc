@@ -1,0 +1,67 @@
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "cli.h"
+#include "password.h"
+
+namespace ca {
+namespace {
+
+// Creates the user, or with --if-missing leaves an existing one untouched.
+const Statement kCreate{
+    "cli_user_create",
+    "INSERT INTO users (name, email, password_hash) VALUES ($1, $2, $3) "
+    "ON CONFLICT (lower(email)) DO NOTHING RETURNING id"};
+
+}  // namespace
+
+int cli_user_create(Db& db, int argc, char** argv) {
+  std::string email, name;
+  bool if_missing = false;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--email") == 0 && i + 1 < argc) {
+      email = argv[++i];
+    } else if (std::strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
+      name = argv[++i];
+    } else if (std::strcmp(argv[i], "--if-missing") == 0) {
+      if_missing = true;
+    } else {
+      std::fprintf(stderr, "commerce-admin: unknown option '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (email.find('@') == std::string::npos || name.empty()) {
+    std::fprintf(stderr, "commerce-admin: user create needs --email EMAIL and --name NAME\n");
+    return 2;
+  }
+  std::string password;
+  std::getline(std::cin, password);
+  if (password.size() < 8) {
+    std::fprintf(stderr, "commerce-admin: the password (first line of stdin) needs >= 8 chars\n");
+    return 2;
+  }
+  auto hash = password_hash(password);
+  if (!hash) {
+    std::fprintf(stderr, "commerce-admin: password hashing failed (out of memory?)\n");
+    return 1;
+  }
+  DbResult r = db.exec(kCreate, {name, email, *hash});
+  if (!r.ok()) {
+    std::fprintf(stderr, "commerce-admin: %s\n", r.error().message.c_str());
+    return 1;
+  }
+  if (r->empty()) {
+    if (if_missing) {
+      std::printf("user %s exists already\n", email.c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "commerce-admin: a user with email %s exists already\n", email.c_str());
+    return 1;
+  }
+  std::printf("created user %lld (%s)\n", static_cast<long long>(r->int64(0, 0)), email.c_str());
+  return 0;
+}
+
+}  // namespace ca

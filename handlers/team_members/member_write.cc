@@ -1,0 +1,113 @@
+// Role update and removal. Both run in a transaction that first locks the
+// tenant row, so two admins demoting each other at once cannot leave the
+// tenant without an ADMIN.
+#include "auth.h"
+#include "db.h"
+#include "errors.h"
+#include "events.h"
+#include "member_json.h"
+#include "members.h"
+#include "validate.h"
+
+namespace ca {
+namespace {
+
+const Statement kLockTenant{"members_lock_tenant",
+                            "SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE"};
+
+// Columns: name, email, current role (NULL when not a member), ADMIN count.
+const Statement kTarget{
+    "members_target",
+    "SELECT u.name, u.email, m.role, "
+    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN') "
+    "FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND m.user_id = u.id "
+    "WHERE u.id = $2"};
+
+const Statement kSetRole{"members_set_role",
+                         "UPDATE memberships SET role = $3, updated_at = now() "
+                         "WHERE tenant_id = $1 AND user_id = $2"};
+
+// Removes the link; the user's current tenant falls back to their newest other one.
+const Statement kRemove{
+    "members_remove",
+    "WITH d AS (DELETE FROM memberships WHERE tenant_id = $1 AND user_id = $2 RETURNING user_id) "
+    "UPDATE users u SET tenant_id = (SELECT m.tenant_id FROM memberships m "
+    "    WHERE m.user_id = u.id AND m.tenant_id <> $1 ORDER BY m.created_at DESC LIMIT 1), "
+    "  updated_at = now() "
+    "WHERE u.id IN (SELECT user_id FROM d) AND u.tenant_id = $1"};
+
+struct Target {
+  std::string name;
+  std::string email;
+  std::string role;
+  int64_t admins = 0;
+};
+
+// Locks the tenant and loads the target: 404 no such user, 400 not a member.
+Result<Target> load_target(Ctx& ctx, int64_t tenant_id, int64_t user_id) {
+  DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
+  if (!lock.ok()) return errors::database(lock.error());
+  DbResult r = ctx.db.exec(kTarget, {tenant_id, user_id});
+  if (!r.ok()) return errors::database(r.error());
+  if (r->empty()) return errors::not_found("User not found");
+  if (r->is_null(0, 2)) return errors::bad_request("The user is not a member of this tenant");
+  return Target{r->str(0, 0), r->str(0, 1), r->str(0, 2), r->int64(0, 3)};
+}
+
+Response last_admin() {
+  return errors::bad_request("A tenant must keep at least one ADMIN");
+}
+
+}  // namespace
+
+Response members_update_role(Ctx& ctx) {
+  int64_t tenant_id = ctx.req.params[0];
+  int64_t user_id = ctx.req.params[1];
+  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
+  (void)who;
+  CA_TRY(body, parse_json_object(ctx.req));
+  FieldErrors errs;
+  BodyReader in(body.get(), errs);
+  auto role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
+  if (!errs.empty()) return errors::validation(errs);
+
+  Transaction tx(ctx.db);
+  if (!tx.began()) return errors::internal("BEGIN failed");
+  CA_TRY(target, load_target(ctx, tenant_id, user_id));
+  if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
+  DbResult set = ctx.db.exec(kSetRole, {tenant_id, user_id, role.value});
+  if (!set.ok()) return errors::database(set.error());
+  Json event = member_json(tenant_id, user_id, role.value, target.name, target.email);
+  json_add_str(event.get(), "previous_role", target.role);
+  DbResult emitted = emit_event(ctx.db, tenant_id, "member.role_updated", event.get());
+  if (!emitted.ok()) return errors::database(emitted.error());
+  DbResult committed = tx.commit();
+  if (!committed.ok()) return errors::database(committed.error());
+  return member_response(200, "Role updated", tenant_id, user_id, role.value, target.name,
+                         target.email);
+}
+
+Response members_remove(Ctx& ctx) {
+  int64_t tenant_id = ctx.req.params[0];
+  int64_t user_id = ctx.req.params[1];
+  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
+  (void)who;
+
+  Transaction tx(ctx.db);
+  if (!tx.began()) return errors::internal("BEGIN failed");
+  CA_TRY(target, load_target(ctx, tenant_id, user_id));
+  if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
+  DbResult removed = ctx.db.exec(kRemove, {tenant_id, user_id});
+  if (!removed.ok()) return errors::database(removed.error());
+  Json event = member_json(tenant_id, user_id, target.role, target.name, target.email);
+  DbResult emitted = emit_event(ctx.db, tenant_id, "member.removed", event.get());
+  if (!emitted.ok()) return errors::database(emitted.error());
+  DbResult committed = tx.commit();
+  if (!committed.ok()) return errors::database(committed.error());
+
+  Json out = json_object();
+  json_add_str(out.get(), "message", "Team member removed");
+  return Response::json(200, out);
+}
+
+}  // namespace ca

@@ -1,0 +1,13 @@
+// commerce-admin-tenants: the caller's tenants; create, read, update.
+#include "serve.h"
+#include "tenants.h"
+
+int main(int argc, char** argv) {
+  return ca::serve_main(argc, argv, "commerce-admin-tenants",
+                        {
+                            {"GET", "/api/v2/admin/tenants", ca::tenants_list},
+                            {"POST", "/api/v2/admin/tenants", ca::tenants_create},
+                            {"GET", "/api/v2/admin/tenants/{id}", ca::tenants_read},
+                            {"POST", "/api/v2/admin/tenants/{id}", ca::tenants_update},
+                        });
+}

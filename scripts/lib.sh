@@ -1,0 +1,45 @@
+# Shared by scripts/run, scripts/test and bench/run. Source it; it defines
+# functions only (and ROOT).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+CA_PACKAGES=(build-essential cmake pkg-config libfcgi-dev libcjson-dev libpq-dev libsodium-dev
+  libcurl4-openssl-dev libgtest-dev nginx postgresql spawn-fcgi wrk curl)
+
+CA_GROUPS=(auth tenants team-members categories products orders announcements webhooks)
+
+say() { printf '%s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Installs the Debian packages that are missing (one apt run, only when needed).
+install_deps() {
+  local missing=()
+  for p in "${CA_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  [ "$(id -u)" = 0 ] || die "missing packages (${missing[*]}); run as root or install them"
+  say "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# build DIR BUILD_TYPE [extra cmake args...]
+build() {
+  local dir=$1 type=$2
+  shift 2
+  cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE="$type" -DCA_SQL_DIR="$ROOT/sql" "$@" >/dev/null
+  cmake --build "$dir" -j"$(nproc)" >&2
+}
+
+pg_bin() { echo "/usr/lib/postgresql/15/bin/$1"; }
+
+# Waits until URL answers 200 or the timeout (seconds) passes.
+wait_http() {
+  local url=$1 timeout=${2:-30} i
+  for ((i = 0; i < timeout * 10; i++)); do
+    curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}

@@ -51,7 +51,8 @@ Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
   if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) {
     return errors::unauthenticated();
   }
-  auto claims = jwt_verify(header.substr(kBearer.size()), ctx.config.token_secret, std::time(nullptr));
+  auto claims =
+      jwt_verify(header.substr(kBearer.size()), ctx.config.token_secret, std::time(nullptr));
   if (!claims || !looks_like_uuid(claims->jti)) return errors::unauthenticated();
 
   DbResult r = ctx.db.exec(kAuthenticate, {claims->jti, claims->sub, tenant_id});

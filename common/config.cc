@@ -17,8 +17,7 @@ namespace {
   std::exit(2);
 }
 
-int64_t int_env(const char* program, const char* name, int64_t fallback, int64_t min,
-                int64_t max) {
+int64_t int_env(const char* program, const char* name, int64_t fallback, int64_t min, int64_t max) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
@@ -61,8 +60,9 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
 
   c.database_url = str_env("DATABASE_URL");
   if (c.database_url.empty()) {
-    die(program, "DATABASE_URL is not set (a libpq conninfo, e.g. 'host=/run/postgresql "
-                 "dbname=commerce_admin')");
+    die(program,
+        "DATABASE_URL is not set (a libpq conninfo, e.g. 'host=/run/postgresql "
+        "dbname=commerce_admin')");
   }
 
   if (needs == ConfigNeeds::kDatabaseAndSecret) {

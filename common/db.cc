@@ -98,9 +98,8 @@ DbResult Db::check(PGresult* raw) {
   err.message = primary ? primary : PQerrorMessage(conn_);
   const char* constraint = res ? PQresultErrorField(res.get(), PG_DIAG_CONSTRAINT_NAME) : nullptr;
   err.constraint = constraint ? constraint : "";
-  err.kind = err.sqlstate.empty() || PQstatus(conn_) != CONNECTION_OK
-                 ? DbErrorKind::kConnection
-                 : db_error_kind(err.sqlstate);
+  err.kind = err.sqlstate.empty() || PQstatus(conn_) != CONNECTION_OK ? DbErrorKind::kConnection
+                                                                      : db_error_kind(err.sqlstate);
   return err;
 }
 

@@ -74,14 +74,14 @@ class Rows {
 class Param {
  public:
   Param() = default;
-  Param(std::nullopt_t) {}  // NOLINT
-  Param(std::string_view v) : value_(v), null_(false) {}  // NOLINT
-  Param(const std::string& v) : value_(v), null_(false) {}  // NOLINT
-  Param(const char* v) : value_(v), null_(false) {}  // NOLINT
+  Param(std::nullopt_t) {}                                       // NOLINT
+  Param(std::string_view v) : value_(v), null_(false) {}         // NOLINT
+  Param(const std::string& v) : value_(v), null_(false) {}       // NOLINT
+  Param(const char* v) : value_(v), null_(false) {}              // NOLINT
   Param(int64_t v) : value_(std::to_string(v)), null_(false) {}  // NOLINT
-  Param(int v) : value_(std::to_string(v)), null_(false) {}  // NOLINT
-  Param(bool v) : value_(v ? "t" : "f"), null_(false) {}  // NOLINT
-  Param(double v);  // NOLINT
+  Param(int v) : value_(std::to_string(v)), null_(false) {}      // NOLINT
+  Param(bool v) : value_(v ? "t" : "f"), null_(false) {}         // NOLINT
+  Param(double v);                                               // NOLINT
   template <class T>
   Param(const std::optional<T>& v) {  // NOLINT
     if (v) *this = Param(*v);
@@ -96,7 +96,7 @@ class Param {
 
 class [[nodiscard]] DbResult {
  public:
-  DbResult(Rows rows) : v_(std::move(rows)) {}  // NOLINT
+  DbResult(Rows rows) : v_(std::move(rows)) {}       // NOLINT
   DbResult(DbError error) : v_(std::move(error)) {}  // NOLINT
   bool ok() const { return v_.index() == 0; }
   Rows& rows() { return std::get<0>(v_); }

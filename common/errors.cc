@@ -18,7 +18,8 @@ Json FieldErrors::to_json() const {
   Json out = json_object();
   for (const auto& [field, messages] : fields_) {
     Json list = json_array();
-    for (const std::string& m : messages) json_append(list.get(), Json(cJSON_CreateString(m.c_str())));
+    for (const std::string& m : messages)
+      json_append(list.get(), Json(cJSON_CreateString(m.c_str())));
     json_add(out.get(), field.c_str(), std::move(list));
   }
   return out;

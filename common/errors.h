@@ -38,10 +38,10 @@ class FieldErrors {
 
 namespace errors {
 
-Response unauthenticated();                     // 401 {error: "Unauthenticated"}
-Response forbidden(std::string_view message);   // 403 {error}
-Response bad_request(std::string_view message); // 400 {error}
-Response conflict(std::string_view message);    // 409 {error}
+Response unauthenticated();                      // 401 {error: "Unauthenticated"}
+Response forbidden(std::string_view message);    // 403 {error}
+Response bad_request(std::string_view message);  // 400 {error}
+Response conflict(std::string_view message);     // 409 {error}
 Response not_found(std::string_view message, ErrorStyle style = ErrorStyle::kPlain);
 Response validation(const FieldErrors& errors, ErrorStyle style = ErrorStyle::kPlain);  // 422
 // 500; logs `what` (never sent to the client).

@@ -20,7 +20,7 @@ namespace ca {
 
 struct Request {
   std::string method;
-  std::string path;  // decoded, without the query string
+  std::string path;   // decoded, without the query string
   std::string query;  // raw query string
   std::string body;
   std::string authorization;  // Authorization header, as sent

@@ -42,8 +42,7 @@ std::optional<std::string> base64url_decode(std::string_view text) {
 static std::string hmac_sha256(std::string_view key, std::string_view message) {
   unsigned char mac[crypto_auth_hmacsha256_BYTES];
   crypto_auth_hmacsha256_state st;
-  crypto_auth_hmacsha256_init(&st, reinterpret_cast<const unsigned char*>(key.data()),
-                              key.size());
+  crypto_auth_hmacsha256_init(&st, reinterpret_cast<const unsigned char*>(key.data()), key.size());
   crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(message.data()),
                                 message.size());
   crypto_auth_hmacsha256_final(&st, mac);

@@ -13,10 +13,10 @@
 namespace ca {
 
 struct TokenClaims {
-  int64_t sub = 0;   // user id
-  std::string jti;   // session id (a UUID)
-  int64_t iat = 0;   // issued at, unix seconds
-  int64_t exp = 0;   // expires at, unix seconds
+  int64_t sub = 0;  // user id
+  std::string jti;  // session id (a UUID)
+  int64_t iat = 0;  // issued at, unix seconds
+  int64_t exp = 0;  // expires at, unix seconds
 };
 
 // Initialises libsodium; aborts the process if it cannot.
@@ -26,8 +26,7 @@ std::string jwt_sign(const TokenClaims& claims, std::string_view secret);
 
 // The claims of a token with a valid HS256 signature that has not expired at
 // `now` (unix seconds); nullopt otherwise.
-std::optional<TokenClaims> jwt_verify(std::string_view token, std::string_view secret,
-                                      int64_t now);
+std::optional<TokenClaims> jwt_verify(std::string_view token, std::string_view secret, int64_t now);
 
 // Base64url without padding (the JWT alphabet).
 std::string base64url_encode(std::string_view bytes);

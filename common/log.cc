@@ -24,9 +24,13 @@ void log_set_level(LogLevel level) { g_level.store(static_cast<int>(level)); }
 void log_set_program(const char* name) { g_program = name; }
 
 bool log_parse_level(const char* text, LogLevel* out) {
-  struct { const char* name; LogLevel level; } const kLevels[] = {
-      {"debug", LogLevel::kDebug}, {"info", LogLevel::kInfo},
-      {"warn", LogLevel::kWarn},   {"error", LogLevel::kError}};
+  struct {
+    const char* name;
+    LogLevel level;
+  } const kLevels[] = {{"debug", LogLevel::kDebug},
+                       {"info", LogLevel::kInfo},
+                       {"warn", LogLevel::kWarn},
+                       {"error", LogLevel::kError}};
   for (const auto& l : kLevels) {
     if (std::strcmp(text, l.name) == 0) {
       *out = l.level;
@@ -36,12 +40,12 @@ bool log_parse_level(const char* text, LogLevel* out) {
   return false;
 }
 
-#define CA_DEFINE_LOG(fn, level, tag)  \
-  void fn(const char* fmt, ...) {      \
-    va_list ap;                        \
-    va_start(ap, fmt);                 \
-    vlog(level, tag, fmt, ap);         \
-    va_end(ap);                        \
+#define CA_DEFINE_LOG(fn, level, tag) \
+  void fn(const char* fmt, ...) {     \
+    va_list ap;                       \
+    va_start(ap, fmt);                \
+    vlog(level, tag, fmt, ap);        \
+    va_end(ap);                       \
   }
 
 CA_DEFINE_LOG(log_debug, LogLevel::kDebug, "debug")

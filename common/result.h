@@ -31,7 +31,7 @@ class [[nodiscard]] Result {
 }  // namespace ca
 
 // Binds `var` to the value of `expr` (a Result), or returns its error Response.
-#define CA_TRY(var, expr)                                         \
-  auto var##_result_ = (expr);                                    \
+#define CA_TRY(var, expr)                                           \
+  auto var##_result_ = (expr);                                      \
   if (!var##_result_.ok()) return std::move(var##_result_.error()); \
   auto& var = var##_result_.value()

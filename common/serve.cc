@@ -130,9 +130,8 @@ void worker_loop(int listen_fd, const Router* router, const Config* config,
       req.has_tenant_header = true;
     }
     req.remote_addr = param(r, "REMOTE_ADDR");
-    Response resp = read_body(r, &req.body)
-                        ? dispatch(*router, req, db, *config)
-                        : Response::error(413, "Request body too large");
+    Response resp = read_body(r, &req.body) ? dispatch(*router, req, db, *config)
+                                            : Response::error(413, "Request body too large");
     write_response(r, resp);
     log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
     FCGX_Finish_r(&r);

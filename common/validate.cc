@@ -63,8 +63,8 @@ Field<std::string> BodyReader::str(const char* name, const StrRule& rule) {
                    " characters.");
     ok = false;
   } else if (length > rule.max) {
-    fail(name, "The " + key(name) + " field must not be greater than " +
-                   std::to_string(rule.max) + " characters.");
+    fail(name, "The " + key(name) + " field must not be greater than " + std::to_string(rule.max) +
+                   " characters.");
     ok = false;
   }
   if (ok && rule.one_of.size() != 0) {
@@ -97,8 +97,8 @@ Field<int64_t> BodyReader::integer(const char* name, const IntRule& rule) {
     fail(name, "The " + key(name) + " field must be at least " + std::to_string(rule.min) + ".");
     f.present = false;
   } else if (v > rule.max) {
-    fail(name, "The " + key(name) + " field must not be greater than " +
-                   std::to_string(rule.max) + ".");
+    fail(name,
+         "The " + key(name) + " field must not be greater than " + std::to_string(rule.max) + ".");
     f.present = false;
   } else {
     f.value = v;
@@ -120,8 +120,8 @@ Field<double> BodyReader::number(const char* name, const NumRule& rule) {
     fail(name, "The " + key(name) + " field must be at least " + format_number(rule.min) + ".");
     f.present = false;
   } else if (v > rule.max) {
-    fail(name, "The " + key(name) + " field must not be greater than " + format_number(rule.max) +
-                   ".");
+    fail(name,
+         "The " + key(name) + " field must not be greater than " + format_number(rule.max) + ".");
     f.present = false;
   } else {
     f.value = v;
@@ -195,7 +195,8 @@ Result<PageParams> read_page_params(const Request& req, int64_t default_per_page
   p.per_page = default_per_page;
   FieldErrors errs;
   if (auto page = req.query_param("page")) {
-    if (!parse_positive(*page, &p.page)) errs.add("page", "The page field must be an integer of at least 1.");
+    if (!parse_positive(*page, &p.page))
+      errs.add("page", "The page field must be an integer of at least 1.");
   }
   if (auto per_page = req.query_param("per_page")) {
     if (!parse_positive(*per_page, &p.per_page)) {

@@ -93,8 +93,7 @@ struct PageParams {
 };
 inline constexpr int64_t kMaxPerPage = 100;
 // Reads page/per_page from the query string; non-integer or < 1 is a 422 in `style`.
-Result<PageParams> read_page_params(const Request& req, int64_t default_per_page,
-                                    ErrorStyle style);
+Result<PageParams> read_page_params(const Request& req, int64_t default_per_page, ErrorStyle style);
 // `{data, current_page, last_page, per_page, total}`.
 Json paginated(Json data, const PageParams& page, int64_t total);
 

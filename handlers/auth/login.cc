@@ -10,10 +10,8 @@
 namespace ca {
 namespace {
 
-const Statement kFindUser{
-    "login_find_user",
-    "SELECT u.password_hash, u.is_active, " CA_USER_COLUMNS
-    " FROM users u WHERE lower(u.email) = lower($1)"};
+const Statement kFindUser{"login_find_user", "SELECT u.password_hash, u.is_active, " CA_USER_COLUMNS
+                                             " FROM users u WHERE lower(u.email) = lower($1)"};
 
 // Emails and passwords are bounded so a login cannot be made to hash megabytes.
 constexpr size_t kMaxEmail = 254;

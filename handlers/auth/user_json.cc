@@ -5,7 +5,9 @@ namespace ca {
 Json user_json(const Rows& r, int row, int c) {
   Json u = json_object();
   cJSON* o = u.get();
-  auto flag = [&](const char* key, int col) { json_add_str(o, key, r.boolean(row, col) ? "1" : "0"); };
+  auto flag = [&](const char* key, int col) {
+    json_add_str(o, key, r.boolean(row, col) ? "1" : "0");
+  };
   json_add_int(o, "id", r.int64(row, c + 0));
   if (auto t = r.opt_int64(row, c + 1)) {
     json_add_int(o, "tenant_id", *t);

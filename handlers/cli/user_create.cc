@@ -10,10 +10,9 @@ namespace ca {
 namespace {
 
 // Creates the user, or with --if-missing leaves an existing one untouched.
-const Statement kCreate{
-    "cli_user_create",
-    "INSERT INTO users (name, email, password_hash) VALUES ($1, $2, $3) "
-    "ON CONFLICT (lower(email)) DO NOTHING RETURNING id"};
+const Statement kCreate{"cli_user_create",
+                        "INSERT INTO users (name, email, password_hash) VALUES ($1, $2, $3) "
+                        "ON CONFLICT (lower(email)) DO NOTHING RETURNING id"};
 
 }  // namespace
 

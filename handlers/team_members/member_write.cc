@@ -54,9 +54,7 @@ Result<Target> load_target(Ctx& ctx, int64_t tenant_id, int64_t user_id) {
   return Target{r->str(0, 0), r->str(0, 1), r->str(0, 2), r->int64(0, 3)};
 }
 
-Response last_admin() {
-  return errors::bad_request("A tenant must keep at least one ADMIN");
-}
+Response last_admin() { return errors::bad_request("A tenant must keep at least one ADMIN"); }
 
 }  // namespace
 

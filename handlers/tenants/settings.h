@@ -14,9 +14,9 @@ namespace ca {
 inline constexpr size_t kMaxSettingsBytes = 16 * 1024;
 
 struct SettingsPatch {
-  Json set;                          // keys with non-null values
-  std::vector<std::string> remove;   // keys sent as null
-  std::string timezone;              // to be checked against the database's zone list
+  Json set;                         // keys with non-null values
+  std::vector<std::string> remove;  // keys sent as null
+  std::string timezone;             // to be checked against the database's zone list
 };
 
 // Fills `patch` from `settings` (an object); records failures under "settings.<key>".

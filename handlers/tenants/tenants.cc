@@ -11,10 +11,10 @@ namespace {
 
 #define CA_TENANT_COLUMNS "t.id, t.name, t.settings::text, ca_ts(t.created_at), ca_ts(t.updated_at)"
 
-const Statement kList{
-    "tenants_list",
-    "SELECT " CA_TENANT_COLUMNS ", m.role FROM memberships m JOIN tenants t ON t.id = m.tenant_id "
-    "WHERE m.user_id = $1 ORDER BY t.id"};
+const Statement kList{"tenants_list",
+                      "SELECT " CA_TENANT_COLUMNS
+                      ", m.role FROM memberships m JOIN tenants t ON t.id = m.tenant_id "
+                      "WHERE m.user_id = $1 ORDER BY t.id"};
 
 // One statement, so tenant, membership and the user's current tenant change together.
 const Statement kCreate{
@@ -24,17 +24,17 @@ const Statement kCreate{
     "u AS (UPDATE users SET tenant_id = (SELECT id FROM t), updated_at = now() WHERE id = $2) "
     "SELECT " CA_TENANT_COLUMNS " FROM t"};
 
-const Statement kRead{"tenants_read", "SELECT " CA_TENANT_COLUMNS " FROM tenants t WHERE t.id = $1"};
+const Statement kRead{"tenants_read",
+                      "SELECT " CA_TENANT_COLUMNS " FROM tenants t WHERE t.id = $1"};
 
 const Statement kTimezoneExists{"tenants_timezone_exists",
                                 "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1)"};
 
 // $2 name or NULL (keep), $3 keys to set, $4 keys to remove.
-const Statement kUpdate{
-    "tenants_update",
-    "UPDATE tenants t SET name = COALESCE($2, t.name), "
-    "  settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now() "
-    "WHERE t.id = $1 RETURNING " CA_TENANT_COLUMNS};
+const Statement kUpdate{"tenants_update",
+                        "UPDATE tenants t SET name = COALESCE($2, t.name), "
+                        "  settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now() "
+                        "WHERE t.id = $1 RETURNING " CA_TENANT_COLUMNS};
 
 Json tenant_json(const Rows& r, int row) {
   Json t = json_object();

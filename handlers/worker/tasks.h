@@ -1,0 +1,21 @@
+// The worker's tasks. Each runs one pass: claims what is due, does it,
+// records the outcome, and returns how many items it processed (-1 on a
+// failure of the pass itself, e.g. the database is down).
+#pragma once
+
+#include "config.h"
+#include "db.h"
+
+namespace ca {
+
+// Process-wide set-up the tasks need (libcurl's global init).
+void tasks_init();
+
+// Publishes `scheduled` announcements whose scheduled_at has passed.
+int task_publish_scheduled(Db& db, const Config& config);
+// Sends push for published announcements with push pending.
+int task_send_push(Db& db, const Config& config);
+// Delivers due webhook deliveries (signed POSTs, retries with backoff).
+int task_deliver_webhooks(Db& db, const Config& config);
+
+}  // namespace ca

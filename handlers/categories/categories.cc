@@ -1,0 +1,158 @@
+#include "categories.h"
+
+#include "auth.h"
+#include "db.h"
+#include "errors.h"
+#include "events.h"
+#include "validate.h"
+
+namespace ca {
+namespace {
+
+constexpr ErrorStyle kStyle = ErrorStyle::kSuccess;
+constexpr size_t kMaxDescription = 10000;
+
+#define CA_CATEGORY_COLUMNS                                                         \
+  "c.id, c.tenant_id, c.name, c.description, c.is_published, ca_ts(c.created_at), " \
+  "ca_ts(c.updated_at)"
+
+// The page and the total in one round trip (a page past the end keeps the total).
+const Statement kList{
+    "categories_list",
+    "WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1), "
+    "page AS (SELECT " CA_CATEGORY_COLUMNS
+    " FROM categories c WHERE c.tenant_id = $1 "
+    "         ORDER BY c.id DESC LIMIT $2 OFFSET $3) "
+    "SELECT page.*, total.n FROM total LEFT JOIN page ON true ORDER BY page.id DESC"};
+
+const Statement kCreate{
+    "categories_create",
+    "INSERT INTO categories AS c (tenant_id, name, description) VALUES ($1, $2, $3) "
+    "RETURNING " CA_CATEGORY_COLUMNS};
+
+// Atomic: concurrent toggles each flip the stored value once.
+const Statement kToggle{
+    "categories_toggle",
+    "UPDATE categories c SET is_published = NOT c.is_published, updated_at = now() "
+    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_COLUMNS};
+
+// $3 name or NULL (keep); $4 true when description was sent, $5 its value.
+const Statement kUpdate{
+    "categories_update",
+    "UPDATE categories c SET name = COALESCE($3, c.name), "
+    "  description = CASE WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now() "
+    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_COLUMNS};
+
+// Products keep existing; the foreign key sets their category_id to NULL.
+const Statement kDelete{"categories_delete",
+                        "DELETE FROM categories WHERE tenant_id = $1 AND id = $2"};
+
+Json category_json(const Rows& r, int row) {
+  Json c = json_object();
+  json_add_int(c.get(), "id", r.int64(row, 0));
+  json_add_int(c.get(), "tenant_id", r.int64(row, 1));
+  json_add_str(c.get(), "name", r.text(row, 2));
+  json_add_opt_str(c.get(), "description", r.opt_str(row, 3));
+  json_add_bool(c.get(), "is_published", r.boolean(row, 4));
+  json_add_str(c.get(), "created_at", r.text(row, 5));
+  json_add_str(c.get(), "updated_at", r.text(row, 6));
+  return c;
+}
+
+Response success(int status, const char* message, Json data) {
+  Json out = json_object();
+  json_add_bool(out.get(), "success", true);
+  if (message != nullptr) json_add_str(out.get(), "message", message);
+  if (data) json_add(out.get(), "data", std::move(data));
+  return Response::json(status, out);
+}
+
+Response name_taken() {
+  FieldErrors errs;
+  errs.add("name", "The name has already been taken.");
+  return errors::validation(errs, kStyle);
+}
+
+Response not_found() { return errors::not_found("Category not found", kStyle); }
+
+}  // namespace
+
+Response categories_list(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(page, read_page_params(ctx.req, 15, kStyle));
+  DbResult r = ctx.db.exec(kList, {who.tenant_id, page.per_page, page.offset()});
+  if (!r.ok()) return errors::database(r.error(), kStyle);
+  Json data = json_array();
+  for (int i = 0; i < r->size(); ++i) {
+    if (!r->is_null(i, 0)) json_append(data.get(), category_json(r.rows(), i));
+  }
+  return success(200, nullptr, paginated(std::move(data), page, r->int64(0, 7)));
+}
+
+Response categories_create(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(body, parse_json_object(ctx.req));
+  FieldErrors errs;
+  BodyReader in(body.get(), errs);
+  auto name = in.str("name", {.required = true, .trim = true, .max = 255});
+  auto description = in.str("description", {.nullable = true, .max = kMaxDescription});
+  if (!errs.empty()) return errors::validation(errs, kStyle);
+
+  Transaction tx(ctx.db);
+  if (!tx.began()) return errors::internal("BEGIN failed", kStyle);
+  DbResult r = ctx.db.exec(kCreate, {who.tenant_id, name.value,
+                                     description.has_value() ? Param(description.value) : Param()});
+  if (!r.ok()) {
+    if (r.error().kind == DbErrorKind::kUniqueViolation) return name_taken();
+    return errors::database(r.error(), kStyle);
+  }
+  Json category = category_json(r.rows(), 0);
+  DbResult emitted = emit_event(ctx.db, who.tenant_id, "category.created", category.get());
+  if (!emitted.ok()) return errors::database(emitted.error(), kStyle);
+  DbResult committed = tx.commit();
+  if (!committed.ok()) return errors::database(committed.error(), kStyle);
+  return success(201, "Category created", std::move(category));
+}
+
+Response categories_toggle(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  DbResult r = ctx.db.exec(kToggle, {who.tenant_id, ctx.req.params[0]});
+  if (!r.ok()) return errors::database(r.error(), kStyle);
+  if (r->empty()) return not_found();
+  bool published = r->boolean(0, 4);
+  return success(200, published ? "Category published" : "Category hidden",
+                 category_json(r.rows(), 0));
+}
+
+Response categories_update(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(body, parse_json_object(ctx.req));
+  FieldErrors errs;
+  BodyReader in(body.get(), errs);
+  auto name = in.str("name", {.trim = true, .min = 1, .max = 255});
+  auto description = in.str("description", {.nullable = true, .max = kMaxDescription});
+  if (!in.present("name") && !in.present("description")) {
+    errs.add("name", "The name field is required when description is not present.");
+  }
+  if (!errs.empty()) return errors::validation(errs, kStyle);
+
+  DbResult r = ctx.db.exec(
+      kUpdate, {who.tenant_id, ctx.req.params[0], name.has_value() ? Param(name.value) : Param(),
+                description.present, description.has_value() ? Param(description.value) : Param()});
+  if (!r.ok()) {
+    if (r.error().kind == DbErrorKind::kUniqueViolation) return name_taken();
+    return errors::database(r.error(), kStyle);
+  }
+  if (r->empty()) return not_found();
+  return success(200, "Category updated", category_json(r.rows(), 0));
+}
+
+Response categories_delete(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  DbResult r = ctx.db.exec(kDelete, {who.tenant_id, ctx.req.params[0]});
+  if (!r.ok()) return errors::database(r.error(), kStyle);
+  if (r->affected() == 0) return not_found();
+  return success(200, "Category deleted", nullptr);
+}
+
+}  // namespace ca

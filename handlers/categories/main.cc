@@ -1,0 +1,14 @@
+// commerce-admin-categories: list, create, update, delete, publish toggle.
+#include "categories.h"
+#include "serve.h"
+
+int main(int argc, char** argv) {
+  return ca::serve_main(argc, argv, "commerce-admin-categories",
+                        {
+                            {"GET", "/api/v2/admin/category", ca::categories_list},
+                            {"POST", "/api/v2/admin/category/create", ca::categories_create},
+                            {"PATCH", "/api/v2/admin/category/{id}", ca::categories_toggle},
+                            {"POST", "/api/v2/admin/category/{id}", ca::categories_update},
+                            {"DELETE", "/api/v2/admin/category/{id}", ca::categories_delete},
+                        });
+}

@@ -1,0 +1,113 @@
+// GET /products (paginated, filtered) and GET /products/{id}.
+#include <array>
+
+#include "auth.h"
+#include "errors.h"
+#include "product_json.h"
+#include "products.h"
+#include "validate.h"
+
+namespace ca {
+namespace {
+
+const Statement kRead{"products_read", "SELECT " CA_PRODUCT_COLUMNS
+                                       " FROM products p WHERE p.tenant_id = $1 AND p.id = $2 "
+                                       "AND p.deleted_at IS NULL"};
+
+// One statement per combination of filters, so each gets a plan that uses
+// its index (a generic plan of "$n IS NULL OR ..." would not). The SQL is
+// fixed text chosen by which filters are present; values always travel as
+// parameters: $1 tenant, $2 per_page, $3 offset, then the present filters in
+// the order category_id, name pattern, published.
+struct ListStatements {
+  std::array<std::string, 8> names;
+  std::array<std::string, 8> sql;
+  std::array<Statement, 8> statements;
+  ListStatements() {
+    for (int mask = 0; mask < 8; ++mask) {
+      std::string where = "p.tenant_id = $1 AND p.deleted_at IS NULL";
+      int n = 4;
+      if (mask & 1) where += " AND p.category_id = $" + std::to_string(n++);
+      if (mask & 2) where += " AND p.name ILIKE $" + std::to_string(n++);
+      if (mask & 4) where += " AND p.published = $" + std::to_string(n++);
+      names[mask] = "products_list_" + std::to_string(mask);
+      sql[mask] = "WITH total AS (SELECT count(*) AS n FROM products p WHERE " + where +
+                  "), page AS (SELECT " CA_PRODUCT_COLUMNS " FROM products p WHERE " + where +
+                  " ORDER BY p.id DESC LIMIT $2 OFFSET $3) "
+                  "SELECT page.*, total.n FROM total LEFT JOIN page ON true ORDER BY page.id DESC";
+      statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
+    }
+  }
+};
+
+const ListStatements& list_statements() {
+  static const ListStatements s;
+  return s;
+}
+
+// "%" + q with LIKE's wildcards escaped + "%".
+std::string contains_pattern(const std::string& q) {
+  std::string out = "%";
+  for (char c : q) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "%";
+}
+
+}  // namespace
+
+Response products_list(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
+  FieldErrors errs;
+  int mask = 0;
+  std::vector<Param> params;
+  if (auto c = ctx.req.query_param("category_id")) {
+    int64_t id = parse_id(*c);
+    if (id == 0) errs.add("category_id", "The category_id field must be a positive integer.");
+    params.emplace_back(id);
+    mask |= 1;
+  }
+  if (auto q = ctx.req.query_param("q")) {
+    if (!utf8_valid(*q) || utf8_length(*q) > 255) {
+      errs.add("q", "The q field must be valid text of at most 255 characters.");
+    } else if (!q->empty()) {
+      params.emplace_back(contains_pattern(*q));
+      mask |= 2;
+    }
+  }
+  if (auto p = ctx.req.query_param("published")) {
+    if (*p == "true" || *p == "1") {
+      params.emplace_back(true);
+    } else if (*p == "false" || *p == "0") {
+      params.emplace_back(false);
+    } else {
+      errs.add("published", "The published field must be true or false.");
+    }
+    mask |= 4;
+  }
+  if (!errs.empty()) return errors::validation(errs);
+
+  params.insert(params.begin(), {who.tenant_id, page.per_page, page.offset()});
+  DbResult r = ctx.db.exec(list_statements().statements[static_cast<size_t>(mask)], params);
+  if (!r.ok()) return errors::database(r.error());
+  Json data = json_array();
+  for (int i = 0; i < r->size(); ++i) {
+    if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
+  }
+  Json out = json_object();
+  json_add_bool(out.get(), "success", true);
+  json_add(out.get(), "data", paginated(std::move(data), page, r->int64(0, kProductColumns)));
+  return Response::json(200, out);
+}
+
+Response products_read(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  DbResult r = ctx.db.exec(kRead, {who.tenant_id, ctx.req.params[0]});
+  if (!r.ok()) return errors::database(r.error());
+  if (r->empty()) return errors::not_found("Product not found");
+  return Response::json(200, product_json(r.rows(), 0));
+}
+
+}  // namespace ca

@@ -1,0 +1,16 @@
+// Product endpoints (SPEC "Products", DESIGN §4 "Products"). All are
+// tenant-scoped (X-Tenant-ID); errors use the plain `{error}` /
+// `{message, errors}` family; the list is wrapped in `{success, data}`.
+#pragma once
+
+#include "router.h"
+
+namespace ca {
+
+Response products_list(Ctx& ctx);
+Response products_create(Ctx& ctx);
+Response products_read(Ctx& ctx);
+Response products_update(Ctx& ctx);
+Response products_delete(Ctx& ctx);
+
+}  // namespace ca

@@ -1,6 +1,7 @@
 #include "serve.h"
 
 #include <fcgiapp.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -157,6 +158,11 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   if (!parse_options(argc, argv, program, &opt)) return 2;
   Config config = config_from_env_or_exit(program, ConfigNeeds::kDatabaseAndSecret);
   crypto_init();
+  // Argon2id borrows 64 MiB per login. A fixed mmap threshold makes such
+  // blocks go back to the kernel when freed (glibc's dynamic threshold would
+  // keep them in the heap), and two arenas bound per-thread heap growth.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_ARENA_MAX, 2);
 
   if (FCGX_Init() != 0) {
     std::fprintf(stderr, "%s: FCGX_Init failed\n", program);

@@ -10,10 +10,12 @@ CA_GROUPS=(auth tenants team-members categories products orders announcements we
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# Installs the Debian packages that are missing (one apt run, only when needed).
+# Installs the Debian packages that are missing (one apt run, only when
+# needed): the arguments, or CA_PACKAGES when there are none.
 install_deps() {
-  local missing=()
-  for p in "${CA_PACKAGES[@]}"; do
+  local missing=() wanted=("$@")
+  [ ${#wanted[@]} -gt 0 ] || wanted=("${CA_PACKAGES[@]}")
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

@@ -1,0 +1,46 @@
+-- Bench data, set-based (psql variables set by bench/run):
+--   :tenants       small tenants besides the bench tenant (id 1)
+--   :products, :categories, :orders, :announcements, :readers   in tenant 1
+-- Expects a fresh database where the seeded admin is user 1.
+\set ON_ERROR_STOP on
+SET synchronous_commit = off;  -- seeding only; the stack itself keeps the safe default
+
+INSERT INTO tenants (id, name) SELECT g, 'Bench tenant ' || g FROM generate_series(1, 1 + :tenants) g;
+SELECT setval('tenants_id_seq', (SELECT max(id) FROM tenants));
+INSERT INTO memberships (tenant_id, user_id, role) SELECT id, 1, 'ADMIN' FROM tenants;
+UPDATE users SET tenant_id = 1 WHERE id = 1;
+
+-- Readers: members of tenant 1 with the admin's password (logins are not what is measured).
+INSERT INTO users (name, email, password_hash)
+SELECT 'Reader ' || g, 'reader' || g || '@bench.local', (SELECT password_hash FROM users WHERE id = 1)
+FROM generate_series(1, :readers) g;
+INSERT INTO memberships (tenant_id, user_id, role)
+SELECT 1, id, 'MEMBER' FROM users WHERE email LIKE 'reader%@bench.local';
+
+INSERT INTO categories (tenant_id, name, description)
+SELECT 1, 'Category ' || g, 'Bench category ' || g FROM generate_series(1, :categories) g;
+
+INSERT INTO products (tenant_id, category_id, name, description, price, stock)
+SELECT 1,
+       (SELECT min(id) FROM categories WHERE tenant_id = 1) + (g % :categories),
+       'Product ' || g || ' ' || md5(g::text), 'A bench product', (g % 10000) / 100.0 + 1, g % 500
+FROM generate_series(1, :products) g;
+
+-- Small tenants get a little of everything.
+INSERT INTO products (tenant_id, name, price)
+SELECT t, 'Small product ' || g, 9.99 FROM generate_series(2, 1 + :tenants) t, generate_series(1, 100) g;
+
+INSERT INTO addresses (user_id, street, city, country, postal_code)
+VALUES (1, '1 Bench Street', 'Benchville', 'Neverland', '00001');
+
+-- Orders of 1..5 items over the bench tenant's products.
+INSERT INTO orders (tenant_id, user_id, address_id, payment_type, total_amount, status)
+SELECT 1, 1, (SELECT min(id) FROM addresses WHERE user_id = 1), 1, 42.00,
+       (ARRAY['pending', 'processing', 'completed', 'cancelled'])[1 + g % 4]
+FROM generate_series(1, :orders) g;
+INSERT INTO order_items (tenant_id, order_id, product_id, qty, amount)
+SELECT 1, o.id, (SELECT min(id) FROM products WHERE tenant_id = 1) + ((o.id * 7 + i) % :products), i, 8.40
+FROM orders o, generate_series(1, 5) i
+WHERE o.tenant_id = 1 AND i <= 1 + o.id % 5;
+
+ANALYZE;

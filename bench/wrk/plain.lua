@@ -1,0 +1,1 @@
+-- GET of the URL as given (ceilings, lists, active announcements).

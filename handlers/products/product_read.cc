@@ -31,7 +31,12 @@ struct ListStatements {
       if (mask & 2) where += " AND p.name ILIKE $" + std::to_string(n++);
       if (mask & 4) where += " AND p.published = $" + std::to_string(n++);
       names[mask] = "products_list_" + std::to_string(mask);
-      sql[mask] = "WITH total AS (SELECT count(*) AS n FROM products p WHERE " + where +
+      // Unfiltered, the total is the tenant's live counter (sql/006); filtered,
+      // the filter's index is counted.
+      std::string total = mask == 0 ? "SELECT COALESCE((SELECT live FROM product_counts "
+                                      "WHERE tenant_id = $1), 0) AS n"
+                                    : "SELECT count(*) AS n FROM products p WHERE " + where;
+      sql[mask] = "WITH total AS (" + total +
                   "), page AS (SELECT " CA_PRODUCT_COLUMNS " FROM products p WHERE " + where +
                   " ORDER BY p.id DESC LIMIT $2 OFFSET $3) "
                   "SELECT page.*, total.n FROM total LEFT JOIN page ON true ORDER BY page.id DESC";
@@ -59,8 +64,8 @@ std::string contains_pattern(const std::string& q) {
 
 Response products_list(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
   FieldErrors errs;
+  PageParams page = read_page_params(ctx.req, 15, errs);
   int mask = 0;
   std::vector<Param> params;
   if (auto c = ctx.req.query_param("category_id")) {

@@ -1,5 +1,6 @@
 #include "auth.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include "config.h"
@@ -47,8 +48,12 @@ struct Lookup {
 
 Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
   std::string_view header = ctx.req.authorization;
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer) {
+  constexpr std::string_view kBearer = "bearer ";
+  // The scheme name is case-insensitive (RFC 7235 §2.1): "bearer x" is "Bearer x".
+  auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; };
+  if (header.size() <= kBearer.size() ||
+      !std::equal(kBearer.begin(), kBearer.end(), header.begin(),
+                  [&](char a, char b) { return a == lower(b); })) {
     return errors::unauthenticated();
   }
   auto claims =

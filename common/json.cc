@@ -41,6 +41,15 @@ void json_add_str(cJSON* obj, const char* key, std::string_view value) {
 }
 
 void json_add_int(cJSON* obj, const char* key, int64_t value) {
+  // cJSON prints numbers with "%1.15g" and keeps that text when it is within
+  // DBL_EPSILON (relative) of the value, so 16-digit integers such as
+  // 9007199254740991 come out as 9.00719925474099e+15. Those are written as
+  // exact decimal text instead (a raw item: serialised only, not read back).
+  constexpr int64_t kExact = 999'999'999'999'999;  // 15 digits: "%1.15g" is exact
+  if (value > kExact || value < -kExact) {
+    cJSON_AddItemToObject(obj, key, cJSON_CreateRaw(std::to_string(value).c_str()));
+    return;
+  }
   cJSON_AddItemToObject(obj, key, cJSON_CreateNumber(static_cast<double>(value)));
 }
 

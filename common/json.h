@@ -32,6 +32,7 @@ Json json_array();
 // Builders: each adds a member to `obj` (an object) and returns the member.
 cJSON* json_add(cJSON* obj, const char* key, Json value);
 void json_add_str(cJSON* obj, const char* key, std::string_view value);
+// Exact for every int64 (beyond 15 digits as a raw item: serialised, not read back).
 void json_add_int(cJSON* obj, const char* key, int64_t value);
 void json_add_num(cJSON* obj, const char* key, double value);
 void json_add_bool(cJSON* obj, const char* key, bool value);

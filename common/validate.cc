@@ -168,11 +168,27 @@ Field<const cJSON*> BodyReader::array(const char* name, const PresenceRule& rule
   return f;
 }
 
+// True when a JSON text holds the escape \u0000. cJSON keeps strings as C
+// strings, so "ab\u0000cd" would silently become "ab" (and PostgreSQL text
+// cannot hold NUL anyway): such a body is refused instead. Backslashes only
+// occur inside strings, and an escaped backslash is skipped as a pair.
+static bool has_nul_escape(std::string_view text) {
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] != '\\') continue;
+    if (text.substr(i + 1, 5) == "u0000") return true;
+    ++i;
+  }
+  return false;
+}
+
 Result<Json> parse_json_object(const Request& req) {
   if (!utf8_valid(req.body)) return errors::bad_request("Request body is not valid UTF-8");
   Json body = json_parse(req.body);
   if (!body || !cJSON_IsObject(body.get())) {
     return errors::bad_request("Request body must be a JSON object");
+  }
+  if (has_nul_escape(req.body)) {
+    return errors::bad_request("Request body must not contain NUL characters (\\u0000)");
   }
   return body;
 }
@@ -191,9 +207,15 @@ static bool parse_positive(const std::string& text, int64_t* out) {
 
 Result<PageParams> read_page_params(const Request& req, int64_t default_per_page,
                                     ErrorStyle style) {
+  FieldErrors errs;
+  PageParams p = read_page_params(req, default_per_page, errs);
+  if (!errs.empty()) return errors::validation(errs, style);
+  return p;
+}
+
+PageParams read_page_params(const Request& req, int64_t default_per_page, FieldErrors& errs) {
   PageParams p;
   p.per_page = default_per_page;
-  FieldErrors errs;
   if (auto page = req.query_param("page")) {
     if (!parse_positive(*page, &p.page))
       errs.add("page", "The page field must be an integer of at least 1.");
@@ -207,7 +229,6 @@ Result<PageParams> read_page_params(const Request& req, int64_t default_per_page
   }
   // Keeps offset arithmetic far from overflow; such a page is simply empty.
   if (p.page > 1'000'000'000) p.page = 1'000'000'000;
-  if (!errs.empty()) return errors::validation(errs, style);
   return p;
 }
 

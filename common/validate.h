@@ -94,6 +94,9 @@ struct PageParams {
 inline constexpr int64_t kMaxPerPage = 100;
 // Reads page/per_page from the query string; non-integer or < 1 is a 422 in `style`.
 Result<PageParams> read_page_params(const Request& req, int64_t default_per_page, ErrorStyle style);
+// The same, recording the errors in `errors` instead, so that a list with
+// filters reports page and filter errors together.
+PageParams read_page_params(const Request& req, int64_t default_per_page, FieldErrors& errors);
 // `{data, current_page, last_page, per_page, total}`.
 Json paginated(Json data, const PageParams& page, int64_t total);
 

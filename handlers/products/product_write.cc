@@ -1,6 +1,7 @@
 // POST /products, POST /products/{id} (partial update), DELETE /products/{id}.
 // Each write and its outbox event commit together.
-#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "auth.h"
 #include "errors.h"
@@ -43,6 +44,15 @@ const Statement kDelete{"products_delete",
                         "WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
                         "RETURNING " CA_PRODUCT_COLUMNS};
 
+// True when `v` is the double nearest to a decimal with at most 2 places. A
+// tolerance test on v * 100 is not enough: at 1e9 the rounding error of the
+// multiplication exceeds any fixed epsilon and valid prices get refused.
+bool has_at_most_two_decimals(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return std::strtod(buf, nullptr) == v;
+}
+
 struct ProductInput {
   Field<std::string> name;
   Field<std::string> description;
@@ -59,12 +69,9 @@ ProductInput read_product(const cJSON* body, FieldErrors& errs, bool creating) {
   p.name = in.str("name", {.required = creating, .trim = true, .min = 1, .max = 255});
   p.description = in.str("description", {.nullable = true, .max = kMaxDescription});
   p.price = in.number("price", {.required = creating, .min = 0, .max = kMaxPrice});
-  if (p.price.has_value()) {
-    double cents = p.price.value * 100;
-    if (std::fabs(cents - std::round(cents)) > 1e-6) {
-      in.fail("price", "The price field must have at most 2 decimal places.");
-      p.price.present = false;
-    }
+  if (p.price.has_value() && !has_at_most_two_decimals(p.price.value)) {
+    in.fail("price", "The price field must have at most 2 decimal places.");
+    p.price.present = false;
   }
   p.stock = in.integer("stock", {.min = 0, .max = kMaxStock});
   p.category_id = in.integer("category_id", {.nullable = true, .min = 1});

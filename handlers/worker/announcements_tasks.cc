@@ -1,9 +1,186 @@
-// Scheduled publishing and push for announcements (issue: announcements).
+// Scheduled publishing and push for announcements (DESIGN §4 "Announcements").
+//
+// Publishing: due `scheduled` rows become `published` in batches, each batch
+// one transaction that also writes their `announcement.published` events, so
+// an announcement is published, and its event written, exactly once.
+//
+// Push: a published, active announcement with push `pending` is claimed by
+// one statement that sets `sending` with a random claim id and a lease, so
+// two workers never send the same push. The outcome (`success` + sent_at, or
+// `failed` + push_error) is written only by the holder of the claim. A claim
+// whose lease ran out (its worker died mid-send) is taken over by the next
+// pass: a push is sent once, and at most once more after a crash.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "../announcements/announcement_json.h"
+#include "events.h"
+#include "json.h"
+#include "log.h"
+#include "push_gateway.h"
 #include "tasks.h"
 
 namespace ca {
+namespace {
 
-int task_publish_scheduled(Db&, const Config&) { return 0; }
-int task_send_push(Db&, const Config&) { return 0; }
+constexpr int kPublishBatch = 100;
+constexpr int kPublishMaxPerPass = 1000;
+constexpr int kPushMaxPerPass = 100;
+// A pass also has webhook deliveries to do: pushes stop being claimed after this.
+constexpr auto kPushPassBudget = std::chrono::seconds(5);
+
+const Statement kPublishDue{
+    "worker_announcements_publish_due",
+    "WITH due AS (SELECT tenant_id, id FROM announcements "
+    "             WHERE status = 'scheduled' AND scheduled_at <= now() "
+    "             ORDER BY scheduled_at LIMIT $1 FOR UPDATE SKIP LOCKED), "
+    "a AS (UPDATE announcements x SET status = 'published', published_at = now(), "
+    "        updated_at = now() "
+    "      FROM due WHERE x.tenant_id = due.tenant_id AND x.id = due.id RETURNING x.*) "
+    "SELECT " CA_ANNOUNCEMENT_COLUMNS " FROM a JOIN users u ON u.id = a.created_by"};
+
+// Pending pushes of announcements that expired before they went out.
+const Statement kPushExpired{
+    "worker_announcements_push_expired",
+    "UPDATE announcements SET push_status = 'failed', "
+    "  push_error = 'announcement expired before the push was sent', push_claim = NULL, "
+    "  push_lease_until = NULL, updated_at = now() "
+    "WHERE status = 'published' AND is_push_enabled AND expires_at <= now() "
+    "  AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < now()))"};
+
+// $1 lease in seconds. Columns: tenant_id, id, claim, title, body, push_data,
+// topic, target_type, target_value.
+const Statement kPushClaim{
+    "worker_announcements_push_claim",
+    "UPDATE announcements x SET push_status = 'sending', push_claim = gen_random_uuid(), "
+    "  push_lease_until = now() + make_interval(secs => $1) "
+    "FROM (SELECT tenant_id, id FROM announcements "
+    "      WHERE status = 'published' AND is_push_enabled "
+    "        AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < "
+    "now())) "
+    "        AND (scheduled_at IS NULL OR scheduled_at <= now()) "
+    "        AND (expires_at IS NULL OR expires_at > now()) "
+    "      ORDER BY push_lease_until NULLS FIRST, published_at, id "
+    "      LIMIT 1 FOR UPDATE SKIP LOCKED) c "
+    "WHERE x.tenant_id = c.tenant_id AND x.id = c.id "
+    "RETURNING x.tenant_id, x.id, x.push_claim::text, COALESCE(x.push_title, x.title), "
+    "  COALESCE(x.push_body, x.summary), x.push_data::text, x.topic, x.target_type, "
+    "  x.target_value"};
+
+// $1 tenant, $2 id, $3 claim, $4 outcome, $5 error or NULL.
+const Statement kPushDone{
+    "worker_announcements_push_done",
+    "UPDATE announcements SET push_status = $4, push_error = $5, "
+    "  sent_at = CASE WHEN $4 = 'success' THEN now() ELSE sent_at END, "
+    "  push_claim = NULL, push_lease_until = NULL, updated_at = now() "
+    "WHERE tenant_id = $1 AND id = $2 AND push_claim = $3::uuid AND push_status = 'sending'"};
+
+// One batch in one transaction; returns how many were published, -1 on error.
+int publish_batch(Db& db) {
+  Transaction tx(db);
+  if (!tx.began()) return -1;
+  DbResult due = db.exec(kPublishDue, {kPublishBatch});
+  if (!due.ok()) {
+    log_error("publishing scheduled announcements: %s", due.error().message.c_str());
+    return -1;
+  }
+  for (int i = 0; i < due->size(); ++i) {
+    Json record = announcement_json(due.rows(), i);
+    DbResult emitted =
+        emit_event(db, due->int64(i, kColTenantId), "announcement.published", record.get());
+    if (!emitted.ok()) {
+      log_error("announcement.published event: %s", emitted.error().message.c_str());
+      return -1;
+    }
+  }
+  DbResult committed = tx.commit();
+  if (!committed.ok()) {
+    log_error("publishing scheduled announcements: %s", committed.error().message.c_str());
+    return -1;
+  }
+  return due->size();
+}
+
+// The gateway request: {title, body, data, topic, target_type, target_value,
+// announcement_id, tenant_id}, from a kPushClaim row.
+std::string push_body(const Rows& r) {
+  Json body = json_object();
+  cJSON* o = body.get();
+  json_add_str(o, "title", r.text(0, 3));
+  json_add_str(o, "body", r.text(0, 4));
+  Json data = r.is_null(0, 5) ? nullptr : json_parse(r.text(0, 5));
+  json_add(o, "data", data ? std::move(data) : json_object());
+  json_add_opt_str(o, "topic", r.opt_str(0, 6));
+  json_add_str(o, "target_type", r.text(0, 7));
+  json_add_opt_str(o, "target_value", r.opt_str(0, 8));
+  json_add_int(o, "announcement_id", r.int64(0, 1));
+  json_add_int(o, "tenant_id", r.int64(0, 0));
+  return json_dump(o);
+}
+
+// Claims and sends one push; 1 when one was handled, 0 when none is due, -1 on error.
+int push_one(Db& db, const Config& config, int lease_seconds) {
+  DbResult claim = db.exec(kPushClaim, {lease_seconds});
+  if (!claim.ok()) {
+    log_error("claiming a push: %s", claim.error().message.c_str());
+    return -1;
+  }
+  if (claim->empty()) return 0;
+  int64_t tenant_id = claim->int64(0, 0);
+  int64_t id = claim->int64(0, 1);
+  PushOutcome outcome = push_gateway_send(config, push_body(claim.rows()));
+  if (!outcome.delivered) {
+    log_warn("push for announcement %lld (tenant %lld) failed: %s", static_cast<long long>(id),
+             static_cast<long long>(tenant_id), outcome.error.c_str());
+  }
+  std::optional<std::string> error;
+  if (!outcome.delivered) error = outcome.error.substr(0, 1000);
+  DbResult done = db.exec(kPushDone, {tenant_id, id, claim->str(0, 2),
+                                      outcome.delivered ? "success" : "failed", error});
+  if (!done.ok()) {
+    log_error("recording a push: %s", done.error().message.c_str());
+    return -1;
+  }
+  if (done->affected() == 0) {
+    log_warn("push for announcement %lld: the claim expired before the outcome was recorded",
+             static_cast<long long>(id));
+  }
+  return 1;
+}
+
+}  // namespace
+
+int task_publish_scheduled(Db& db, const Config&) {
+  int total = 0;
+  while (total < kPublishMaxPerPass) {
+    int n = publish_batch(db);
+    if (n < 0) return -1;
+    total += n;
+    if (n < kPublishBatch) break;
+  }
+  return total;
+}
+
+int task_send_push(Db& db, const Config& config) {
+  DbResult expired = db.exec(kPushExpired);
+  if (!expired.ok()) {
+    log_error("expiring pushes: %s", expired.error().message.c_str());
+    return -1;
+  }
+  int total = static_cast<int>(expired->affected());
+  // The lease outlives a send (the gateway timeout) with a wide margin.
+  int timeout = config.webhook_timeout_seconds > 0 ? config.webhook_timeout_seconds : 10;
+  int lease_seconds = std::max(120, 2 * timeout + 30);
+  auto deadline = std::chrono::steady_clock::now() + kPushPassBudget;
+  for (int i = 0; i < kPushMaxPerPass && std::chrono::steady_clock::now() < deadline; ++i) {
+    int n = push_one(db, config, lease_seconds);
+    if (n < 0) return -1;
+    if (n == 0) break;
+    total += n;
+  }
+  return total;
+}
 
 }  // namespace ca

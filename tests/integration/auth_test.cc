@@ -1,3 +1,351 @@
+// Login, logout and every way a request is refused with 401, over HTTP
+// through nginx (SPEC "Authentication", DESIGN §3 and §4 "Auth").
 #include <gtest/gtest.h>
+#include <sodium.h>
 
+#include <cctype>
+#include <ctime>
+#include <string>
+
+#include "jwt.h"
 #include "stack.h"
+
+namespace ca::test {
+namespace {
+
+const char* kTenants = "/api/v2/admin/tenants";
+
+// The claims inside a token the service issued.
+TokenClaims claims_of(const std::string& token) {
+  TokenClaims c;
+  size_t d1 = token.find('.');
+  size_t d2 = token.find('.', d1 + 1);
+  EXPECT_NE(d2, std::string::npos) << token;
+  if (d2 == std::string::npos) return c;
+  auto payload = base64url_decode(token.substr(d1 + 1, d2 - d1 - 1));
+  EXPECT_TRUE(payload.has_value()) << token;
+  Json p = json_parse(payload.value_or(""));
+  c.sub = json_get_int(p.get(), "sub").value_or(0);
+  c.jti = std::string(json_get_str(p.get(), "jti").value_or(""));
+  c.iat = json_get_int(p.get(), "iat").value_or(0);
+  c.exp = json_get_int(p.get(), "exp").value_or(0);
+  return c;
+}
+
+// header.payload.signature with the signature made by HMAC-SHA256 under `secret`.
+std::string sign_raw(const std::string& header, const std::string& payload,
+                     const std::string& secret) {
+  std::string input = base64url_encode(header) + "." + base64url_encode(payload);
+  unsigned char mac[crypto_auth_hmacsha256_BYTES];
+  crypto_auth_hmacsha256_state st;
+  crypto_auth_hmacsha256_init(&st, reinterpret_cast<const unsigned char*>(secret.data()),
+                              secret.size());
+  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(input.data()),
+                                input.size());
+  crypto_auth_hmacsha256_final(&st, mac);
+  return input + "." + base64url_encode(std::string(reinterpret_cast<char*>(mac), sizeof mac));
+}
+
+std::string payload_json(const TokenClaims& c) {
+  Json p = json_object();
+  json_add_int(p.get(), "sub", c.sub);
+  json_add_str(p.get(), "jti", c.jti);
+  json_add_int(p.get(), "iat", c.iat);
+  json_add_int(p.get(), "exp", c.exp);
+  return json_dump(p.get());
+}
+
+class AuthTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { crypto_init(); }
+};
+
+// --- login ---------------------------------------------------------------------------
+
+TEST_F(AuthTest, LoginReturnsTokenAndTheFullUserObject) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("Login tenant"));
+  TestUser u = add_user(admin, tenant);
+
+  HttpResponse r = login_response(u.email, u.password);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.headers["content-type"], "application/json; charset=utf-8");
+  EXPECT_EQ(json_keys(r.json.get()), (std::vector<std::string>{"token", "user"}));
+
+  const cJSON* user = r["user"];
+  EXPECT_EQ(json_keys(user), (std::vector<std::string>{
+                                 "country_code", "created_at", "email", "email_marketing",
+                                 "email_system", "email_verified_at", "id", "is_active", "language",
+                                 "name", "phone", "phone_verified_at", "photo_url", "push_system",
+                                 "tenant_id", "theme", "timezone", "updated_at", "user_type"}));
+  EXPECT_EQ(json_get_int(user, "id"), u.id);
+  EXPECT_EQ(json_get_int(user, "tenant_id"), tenant);  // the tenant the user was added to
+  EXPECT_EQ(json_get_str(user, "name").value_or(""), "Test User");
+  EXPECT_EQ(json_get_str(user, "email").value_or(""), u.email);
+  for (const char* null_key : {"phone", "country_code", "email_verified_at", "phone_verified_at",
+                               "photo_url", "timezone"}) {
+    EXPECT_TRUE(cJSON_IsNull(json_get(user, null_key))) << null_key;
+  }
+  EXPECT_EQ(json_get_str(user, "user_type").value_or(""), "CONSUMER");
+  EXPECT_EQ(json_get_str(user, "theme").value_or(""), "system");
+  EXPECT_EQ(json_get_str(user, "language").value_or(""), "en");
+  // Flags are the strings "0" / "1", not booleans or numbers.
+  EXPECT_EQ(json_get_str(user, "email_marketing").value_or("<not a string>"), "0");
+  EXPECT_EQ(json_get_str(user, "email_system").value_or("<not a string>"), "1");
+  EXPECT_EQ(json_get_str(user, "push_system").value_or("<not a string>"), "1");
+  EXPECT_EQ(json_get_str(user, "is_active").value_or("<not a string>"), "1");
+  EXPECT_TRUE(is_timestamp(json_get(user, "created_at"))) << json_dump(user);
+  EXPECT_TRUE(is_timestamp(json_get(user, "updated_at"))) << json_dump(user);
+
+  // The token is an HS256 JWT for this user, backed by a live session row.
+  std::string token = r.str("token");
+  TokenClaims c = claims_of(token);
+  EXPECT_EQ(c.sub, u.id);
+  EXPECT_EQ(c.jti.size(), 36u);
+  EXPECT_GE(c.iat, std::time(nullptr) - 60);
+  EXPECT_EQ(c.exp - c.iat, 86400);  // TOKEN_TTL_SECONDS default
+  EXPECT_EQ(sql("SELECT user_id FROM sessions WHERE id = '" + c.jti + "' AND revoked_at IS NULL"),
+            (std::vector<std::string>{to_string(u.id)}));
+  EXPECT_EQ(http("GET", kTenants, {.token = token}).status, 200);
+}
+
+TEST_F(AuthTest, EachLoginIssuesADistinctSession) {
+  std::string a = admin_token();
+  std::string b = admin_token();
+  EXPECT_NE(a, b);
+  EXPECT_NE(claims_of(a).jti, claims_of(b).jti);
+}
+
+TEST_F(AuthTest, LoginEmailIsCaseInsensitiveAndTrimmed) {
+  std::string email = admin_email();
+  std::string upper;
+  for (char c : email) upper.push_back(static_cast<char>(std::toupper(c)));
+  HttpResponse r = login_response("  " + upper + " ", admin_password());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json_get_str(r["user"], "email").value_or(""), email);
+}
+
+TEST_F(AuthTest, WrongPasswordIs401InvalidCredentials) {
+  HttpResponse r = login_response(admin_email(), admin_password() + "x");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
+  HttpResponse empty = login_response(admin_email(), "");
+  EXPECT_EQ(empty.status, 422) << empty.body;  // an empty password is a missing one
+}
+
+TEST_F(AuthTest, UnknownEmailIs401WithTheSameBody) {
+  HttpResponse r = login_response(unique("nobody") + "@test.local", "whatever-password");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
+}
+
+TEST_F(AuthTest, InactiveUserCannotLogInAndItsTokensStopWorking) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("Inactive tenant"));
+  TestUser u = add_user(admin, tenant);
+  ASSERT_EQ(http("GET", kTenants, {.token = u.token}).status, 200);
+  sql("UPDATE users SET is_active = false WHERE id = " + to_string(u.id));
+
+  HttpResponse r = login_response(u.email, u.password);
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = u.token})));
+}
+
+TEST_F(AuthTest, LoginWithMissingFieldsIs422) {
+  HttpResponse r = http("POST", "/api/v2/admin/login", {.body = "{}"});
+  EXPECT_EQ(r.status, 422);
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"message":"The given data was invalid.","errors":{
+      "email":["The email field is required."],"password":["The password field is required."]}})"));
+
+  HttpResponse nulls =
+      http("POST", "/api/v2/admin/login", {.body = R"({"email":null,"password":"   "})"});
+  EXPECT_EQ(nulls.status, 422);
+  // A null email is a missing one; a password of spaces is a password (never trimmed).
+  EXPECT_TRUE(json_eq(nulls.json.get(), R"({"message":"The given data was invalid.","errors":{
+      "email":["The email field is required."]}})"));
+}
+
+TEST_F(AuthTest, LoginWithWrongTypesIs422) {
+  HttpResponse r =
+      http("POST", "/api/v2/admin/login", {.body = R"({"email":5,"password":["secret"]})"});
+  EXPECT_EQ(r.status, 422);
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"message":"The given data was invalid.","errors":{
+      "email":["The email field must be a string."],
+      "password":["The password field must be a string."]}})"));
+}
+
+TEST_F(AuthTest, LoginWithOverlongFieldsIs422) {
+  std::string long_email = std::string(250, 'a') + "@x.io";
+  HttpResponse r = login_response(long_email, std::string(1025, 'p'));
+  EXPECT_EQ(r.status, 422);
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"message":"The given data was invalid.","errors":{
+      "email":["The email field must not be greater than 254 characters."],
+      "password":["The password field must not be greater than 1024 characters."]}})"));
+}
+
+TEST_F(AuthTest, LoginBodyThatIsNotAnObjectIs400) {
+  for (const char* body : {"", "not json", "[]", R"(["admin@test.local","pw"])", "null"}) {
+    HttpResponse r = http("POST", "/api/v2/admin/login", {.body = body});
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_EQ(r.body, R"({"error":"Request body must be a JSON object"})") << body;
+  }
+}
+
+// --- 401 paths -----------------------------------------------------------------------------
+
+TEST_F(AuthTest, MissingAuthorizationIs401) {
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants)));
+  EXPECT_TRUE(is_unauthenticated(http("POST", kTenants, {.body = R"({"name":"x"})"})));
+  EXPECT_TRUE(is_unauthenticated(http("POST", "/api/v2/admin/logout")));
+  EXPECT_TRUE(is_unauthenticated(http("GET", "/api/v2/admin/tenants/1")));
+  EXPECT_TRUE(is_unauthenticated(http("GET", "/api/v2/admin/team-members/1")));
+  EXPECT_TRUE(is_unauthenticated(http("DELETE", "/api/v2/admin/team-members/1/2")));
+}
+
+TEST_F(AuthTest, EmptyOrNonBearerAuthorizationIs401) {
+  std::string token = admin_token();
+  for (const std::string& header :
+       {std::string("Authorization: Bearer "), std::string("Authorization: Bearer"),
+        std::string("Authorization: Bearer  "), "Authorization: Basic " + token,
+        "Authorization: " + token, "Authorization: Token " + token,
+        "Authorization: Bearer  " + token,  // two spaces: the token would start with a space
+        "Authorization: Bearer " + token + " extra"}) {
+    EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.headers = {header}}))) << header;
+  }
+}
+
+TEST_F(AuthTest, BearerSchemeIsCaseInsensitive) {
+  std::string token = admin_token();
+  EXPECT_EQ(http("GET", kTenants, {.headers = {"Authorization: bearer " + token}}).status, 200);
+  EXPECT_EQ(http("GET", kTenants, {.headers = {"Authorization: BEARER " + token}}).status, 200);
+}
+
+TEST_F(AuthTest, GarbageTokensAre401) {
+  for (const char* token : {"garbage", "a.b.c", "a.b", "...", "eyJhbGciOiJIUzI1NiJ9..",
+                            "eyJhbGciOiJIUzI1NiJ9.e30.", "\xff\xfe"}) {
+    EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = token}))) << token;
+  }
+}
+
+TEST_F(AuthTest, AlgNoneTokenIs401) {
+  std::string real = admin_token();
+  std::string payload = payload_json(claims_of(real));
+  std::string unsigned_token =
+      base64url_encode(R"({"alg":"none","typ":"JWT"})") + "." + base64url_encode(payload) + ".";
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = unsigned_token})));
+  // Even correctly HMAC-signed with the real key: the header never picks the algorithm.
+  std::string signed_none = sign_raw(R"({"alg":"none","typ":"JWT"})", payload, token_secret());
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = signed_none})));
+  std::string hs512 = sign_raw(R"({"alg":"HS512","typ":"JWT"})", payload, token_secret());
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = hs512})));
+  std::string no_alg = sign_raw(R"({"typ":"JWT"})", payload, token_secret());
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = no_alg})));
+  // The control: the same payload with the HS256 header is accepted.
+  std::string hs256 = sign_raw(R"({"alg":"HS256","typ":"JWT"})", payload, token_secret());
+  EXPECT_EQ(http("GET", kTenants, {.token = hs256}).status, 200);
+}
+
+TEST_F(AuthTest, TamperedPayloadIs401) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("Tamper tenant"));
+  TestUser u = add_user(admin, tenant);
+  // The member swaps `sub` for the admin's id and keeps the signature.
+  TokenClaims c = claims_of(u.token);
+  c.sub = claims_of(admin).sub;
+  size_t d1 = u.token.find('.');
+  size_t d2 = u.token.find('.', d1 + 1);
+  std::string tampered =
+      u.token.substr(0, d1 + 1) + base64url_encode(payload_json(c)) + u.token.substr(d2);
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = tampered})));
+  // The untouched token still works.
+  EXPECT_EQ(http("GET", kTenants, {.token = u.token}).status, 200);
+}
+
+TEST_F(AuthTest, TokenSignedWithAnotherSecretIs401) {
+  TokenClaims c = claims_of(admin_token());  // a live session
+  std::string forged = jwt_sign(c, "an attacker's guess at the secret, 32+ bytes long");
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = forged})));
+  // The same claims under the real secret pass: only the key differed.
+  EXPECT_EQ(http("GET", kTenants, {.token = jwt_sign(c, token_secret())}).status, 200);
+}
+
+TEST_F(AuthTest, ExpiredTokenIs401) {
+  TokenClaims c = claims_of(admin_token());  // a live, unrevoked session
+  c.iat = std::time(nullptr) - 7200;
+  c.exp = std::time(nullptr) - 60;
+  std::string expired = jwt_sign(c, token_secret());
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = expired})));
+  EXPECT_TRUE(is_unauthenticated(http("POST", "/api/v2/admin/logout", {.token = expired})));
+}
+
+TEST_F(AuthTest, ValidSignatureWithoutALiveSessionIs401) {
+  std::string secret = token_secret();
+  TokenClaims real = claims_of(admin_token());
+  // A session id that was never issued.
+  TokenClaims unknown = real;
+  unknown.jti = random_uuid();
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = jwt_sign(unknown, secret)})));
+  // A jti that is not a UUID at all.
+  TokenClaims not_uuid = real;
+  not_uuid.jti = "not-a-uuid'; DROP TABLE sessions; --";
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = jwt_sign(not_uuid, secret)})));
+  // A user's own id with someone else's session id (the session is the admin's).
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("Session tenant"));
+  TestUser u = add_user(admin, tenant);
+  TokenClaims borrowed = claims_of(u.token);
+  borrowed.jti = real.jti;
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = jwt_sign(borrowed, secret)})));
+  // A session whose own expiry passed, though the token's exp is still ahead.
+  sql("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id = '" + real.jti + "'");
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = jwt_sign(real, secret)})));
+}
+
+// --- logout ---------------------------------------------------------------------------------
+
+TEST_F(AuthTest, LogoutRevokesOnlyThatTokenInEveryProcessAtOnce) {
+  std::string revoked = admin_token();
+  std::string kept = admin_token();
+
+  HttpResponse out = http("POST", "/api/v2/admin/logout", {.token = revoked});
+  ASSERT_EQ(out.status, 200) << out.body;
+  EXPECT_EQ(out.body, R"({"message":"Logged out"})");
+
+  // Concurrent requests spread over every handler process and thread; not one
+  // may still accept the revoked token, and every one accepts the other.
+  auto revoked_runs =
+      http_concurrent(20, 8, [&](int) { return http("GET", kTenants, {.token = revoked}); });
+  auto kept_runs =
+      http_concurrent(20, 8, [&](int) { return http("GET", kTenants, {.token = kept}); });
+  for (const HttpResponse& r : revoked_runs) EXPECT_TRUE(is_unauthenticated(r));
+  for (const HttpResponse& r : kept_runs) EXPECT_EQ(r.status, 200) << r.body;
+
+  // Other executables see the revocation too.
+  EXPECT_TRUE(is_unauthenticated(http("GET", "/api/v2/admin/team-members/1", {.token = revoked})));
+  EXPECT_TRUE(is_unauthenticated(http("POST", "/api/v2/admin/logout", {.token = revoked})));
+
+  EXPECT_EQ(sql("SELECT revoked_at IS NOT NULL FROM sessions WHERE id = '" +
+                claims_of(revoked).jti + "'"),
+            (std::vector<std::string>{"t"}));
+  EXPECT_EQ(sql("SELECT revoked_at IS NULL FROM sessions WHERE id = '" + claims_of(kept).jti + "'"),
+            (std::vector<std::string>{"t"}));
+}
+
+TEST_F(AuthTest, LogoutIgnoresABody) {
+  std::string token = admin_token();
+  HttpResponse r = http("POST", "/api/v2/admin/logout", {.token = token, .body = "not json"});
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = token})));
+}
+
+TEST_F(AuthTest, LoggingInAgainAfterLogoutWorks) {
+  std::string first = admin_token();
+  ASSERT_EQ(http("POST", "/api/v2/admin/logout", {.token = first}).status, 200);
+  std::string second = admin_token();
+  EXPECT_EQ(http("GET", kTenants, {.token = second}).status, 200);
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = first})));
+}
+
+}  // namespace
+}  // namespace ca::test

@@ -34,7 +34,9 @@ struct Reply {
 
 class Receiver {
  public:
-  Receiver();
+  // `port` 0 picks a free port; a fixed one serves a gateway whose address
+  // the stack was started with (push: CA_PUSH_GATEWAY_PORT).
+  explicit Receiver(int port = 0);
   ~Receiver();
   Receiver(const Receiver&) = delete;
   Receiver& operator=(const Receiver&) = delete;

@@ -4,11 +4,18 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <regex>
+#include <thread>
+
+#include "jwt.h"
 
 namespace ca::test {
 namespace {
@@ -92,6 +99,8 @@ HttpResponse http(const std::string& method, const std::string& path, const Call
   curl_easy_setopt(curl.get(), CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl.get(), CURLOPT_HEADERDATA, &out.headers);
   curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT, 30L);
+  std::string interface = "host!" + call.source_ip;
+  if (!call.source_ip.empty()) curl_easy_setopt(curl.get(), CURLOPT_INTERFACE, interface.c_str());
   CURLcode rc = curl_easy_perform(curl.get());
   EXPECT_EQ(rc, CURLE_OK) << method << " " << path << ": " << curl_easy_strerror(rc);
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &out.status);
@@ -163,6 +172,94 @@ std::vector<std::string> sql(const std::string& query) {
   PQclear(res);
   PQfinish(conn);
   return out;
+}
+
+std::string token_secret() {
+  std::ifstream in(state_dir() + "/token_secret", std::ios::binary);
+  EXPECT_TRUE(in) << "cannot read " << state_dir() << "/token_secret";
+  std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Trailing line ends are not part of the key (common/config.cc strips them too).
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  return secret;
+}
+
+HttpResponse login_response(const std::string& email, const std::string& password) {
+  Json body = json_object();
+  json_add_str(body.get(), "email", email);
+  json_add_str(body.get(), "password", password);
+  return http("POST", "/api/v2/admin/login", {.body = json_dump(body.get())});
+}
+
+std::vector<HttpResponse> http_concurrent(int count, int threads,
+                                          const std::function<HttpResponse(int)>& make) {
+  std::vector<HttpResponse> out(static_cast<size_t>(count));
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int i = next++; i < count; i = next++) out[static_cast<size_t>(i)] = make(i);
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  return out;
+}
+
+bool wait_for_login(const std::string& source_ip, int seconds) {
+  Json body = json_object();
+  json_add_str(body.get(), "email", admin_email());
+  json_add_str(body.get(), "password", admin_password());
+  std::string text = json_dump(body.get());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    HttpResponse r = http("POST", "/api/v2/admin/login", {.body = text, .source_ip = source_ip});
+    if (r.status == 200) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+std::vector<std::string> json_keys(const cJSON* object) {
+  std::vector<std::string> keys;
+  if (!cJSON_IsObject(object)) return keys;
+  for (const cJSON* c = object->child; c != nullptr; c = c->next) keys.emplace_back(c->string);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+::testing::AssertionResult json_eq(const cJSON* actual, const std::string& expected) {
+  Json want = json_parse(expected);
+  if (!want) return ::testing::AssertionFailure() << "expected text is not JSON: " << expected;
+  if (actual != nullptr && cJSON_Compare(actual, want.get(), true)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "\n  actual:   " << (actual ? json_dump(actual) : std::string("<none>"))
+         << "\n  expected: " << json_dump(want.get());
+}
+
+::testing::AssertionResult is_unauthenticated(const HttpResponse& r) {
+  auto challenge = r.headers.find("www-authenticate");
+  if (r.status == 401 && r.body == R"({"error":"Unauthenticated"})" &&
+      challenge != r.headers.end() && challenge->second == "Bearer") {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "status " << r.status << ", body " << r.body << ", WWW-Authenticate "
+         << (challenge == r.headers.end() ? std::string("<absent>") : challenge->second);
+}
+
+int64_t token_user_id(const std::string& token) {
+  size_t d1 = token.find('.');
+  size_t d2 = d1 == std::string::npos ? d1 : token.find('.', d1 + 1);
+  if (d2 == std::string::npos) return 0;
+  auto payload = base64url_decode(token.substr(d1 + 1, d2 - d1 - 1));
+  if (!payload) return 0;
+  return json_get_int(json_parse(*payload).get(), "sub").value_or(0);
+}
+
+bool is_timestamp(const cJSON* value) {
+  static const std::regex kTimestamp(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$)");
+  return cJSON_IsString(value) && std::regex_match(value->valuestring, kTimestamp);
 }
 
 }  // namespace ca::test

@@ -6,7 +6,10 @@
 // CA_ADMIN_PASSWORD, CA_STATE_DIR). Each test process talks to it afresh.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,6 +35,7 @@ struct Call {
   std::optional<std::string> tenant{};  // X-Tenant-ID when set
   std::optional<std::string> body{};    // sent as application/json when set
   std::vector<std::string> headers{};   // extra raw "Name: value" lines
+  std::string source_ip{};              // connect from this local address (e.g. 127.0.0.2)
 };
 
 // Environment of the running stack.
@@ -66,5 +70,34 @@ std::string unique(const std::string& prefix);
 std::vector<std::string> sql(const std::string& query);
 
 std::string to_string(int64_t v);
+
+// The stack's token signing key ($CA_STATE_DIR/token_secret, as the handlers read it).
+std::string token_secret();
+
+// POST /login with this email and password; the raw response (no assertion).
+HttpResponse login_response(const std::string& email, const std::string& password);
+
+// Runs `make(i)` for i in [0, count) on `threads` threads at once; responses in i order.
+std::vector<HttpResponse> http_concurrent(int count, int threads,
+                                          const std::function<HttpResponse(int)>& make);
+
+// Polls (every 100 ms, up to `seconds`) until a login of the seeded admin from
+// `source_ip` (empty: the default address) succeeds; true when it did.
+bool wait_for_login(const std::string& source_ip = "", int seconds = 30);
+
+// The member names of a JSON object, sorted.
+std::vector<std::string> json_keys(const cJSON* object);
+
+// Whether `actual` equals the JSON text `expected` (object member order ignored).
+::testing::AssertionResult json_eq(const cJSON* actual, const std::string& expected);
+
+// 401 {"error":"Unauthenticated"} with WWW-Authenticate: Bearer.
+::testing::AssertionResult is_unauthenticated(const HttpResponse& r);
+
+// The user id (`sub`) inside a token the service issued; 0 when unreadable.
+int64_t token_user_id(const std::string& token);
+
+// UTC, microseconds, Z: 2026-11-22T01:26:12.123456Z.
+bool is_timestamp(const cJSON* value);
 
 }  // namespace ca::test

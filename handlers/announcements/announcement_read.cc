@@ -1,0 +1,115 @@
+// The paginated list, the caller's active list, and one announcement.
+#include "announcement_json.h"
+#include "announcements.h"
+#include "auth.h"
+#include "db.h"
+#include "errors.h"
+#include "validate.h"
+
+namespace ca {
+namespace {
+
+constexpr int64_t kDefaultPerPage = 20;
+
+// The page and the total in one round trip; a page past the end still has the total.
+// The page's keys come from announcements_list_idx first, so the columns are
+// built for the rows shown only, not for the rows OFFSET skips.
+// Columns: CA_ANNOUNCEMENT_COLUMNS, then the total.
+const Statement kList{
+    "announcements_list",
+    "WITH total AS (SELECT count(*) AS n FROM announcements WHERE tenant_id = $1), "
+    "page AS (SELECT id, created_at FROM announcements WHERE tenant_id = $1 "
+    "         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) "
+    "SELECT " CA_ANNOUNCEMENT_COLUMNS
+    ", total.n FROM total "
+    "LEFT JOIN (page JOIN announcements a ON a.tenant_id = $1 AND a.id = page.id "
+    "           JOIN users u ON u.id = a.created_by) ON true "
+    "ORDER BY page.created_at DESC, page.id DESC"};
+constexpr int kListTotal = kAnnouncementColumnCount;
+
+// One statement for the whole active list: the caller's read record comes
+// from a LEFT JOIN, and the partial index announcements_active_idx gives the
+// published rows of the tenant in display order.
+const Statement kActive{
+    "announcements_active",
+    "SELECT a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "
+    "       a.is_public, ca_ts(a.expires_at), a.topic, a.attachment_type, a.attachment_url, "
+    "       a.attachment_metadata::text, ca_ts(a.created_at), r.user_id IS NOT NULL, "
+    "       COALESCE(r.dismissed, false) "
+    "FROM announcements a "
+    "LEFT JOIN announcement_reads r "
+    "  ON r.tenant_id = a.tenant_id AND r.announcement_id = a.id AND r.user_id = $2 "
+    "WHERE a.tenant_id = $1 AND a.status = 'published' "
+    "  AND (a.scheduled_at IS NULL OR a.scheduled_at <= now()) "
+    "  AND (a.expires_at IS NULL OR a.expires_at > now()) "
+    "  AND r.dismissed IS NOT TRUE "
+    "ORDER BY a.priority DESC, a.created_at DESC, a.id DESC"};
+
+const Statement kGet{"announcements_get",
+                     "SELECT " CA_ANNOUNCEMENT_COLUMNS
+                     " FROM announcements a JOIN users u ON u.id = a.created_by "
+                     "WHERE a.tenant_id = $1 AND a.id = $2"};
+
+Json active_json(const Rows& r, int row) {
+  Json a = json_object();
+  cJSON* o = a.get();
+  json_add_int(o, "id", r.int64(row, 0));
+  json_add_str(o, "tenant_id", r.text(row, 1));
+  json_add_str(o, "title", r.text(row, 2));
+  json_add_str(o, "summary", r.text(row, 3));
+  json_add_str(o, "content", r.text(row, 4));
+  json_add_str(o, "type", r.text(row, 5));
+  json_add_int(o, "priority", r.int64(row, 6));
+  json_add_str(o, "status", r.text(row, 7));
+  json_add_bool(o, "is_public", r.boolean(row, 8));
+  json_add_opt_str(o, "expires_at", r.opt_str(row, 9));
+  json_add_opt_str(o, "topic", r.opt_str(row, 10));
+  json_add_opt_str(o, "attachment_type", r.opt_str(row, 11));
+  json_add_opt_str(o, "attachment_url", r.opt_str(row, 12));
+  json_add(o, "attachment_metadata", json_column(r, row, 13));
+  json_add_str(o, "created_at", r.text(row, 14));
+  json_add_bool(o, "is_read", r.boolean(row, 15));
+  json_add_bool(o, "is_dismissed", r.boolean(row, 16));
+  return a;
+}
+
+Response success(Json data) {
+  Json out = json_object();
+  json_add_bool(out.get(), "success", true);
+  json_add(out.get(), "data", std::move(data));
+  return Response::json(200, out);
+}
+
+}  // namespace
+
+Response announcements_list(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(page, read_page_params(ctx.req, kDefaultPerPage, ErrorStyle::kSuccess));
+  DbResult r = ctx.db.exec(kList, {who.tenant_id, page.per_page, page.offset()});
+  if (!r.ok()) return errors::database(r.error());
+  Json data = json_array();
+  for (int i = 0; i < r->size(); ++i) {
+    if (r->is_null(i, kColId)) continue;  // the LEFT JOIN's empty page
+    json_append(data.get(), announcement_json(r.rows(), i, AnnouncementView::kList));
+  }
+  return success(paginated(std::move(data), page, r->int64(0, kListTotal)));
+}
+
+Response announcements_active(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  DbResult r = ctx.db.exec(kActive, {who.tenant_id, who.user_id});
+  if (!r.ok()) return errors::database(r.error());
+  Json data = json_array();
+  for (int i = 0; i < r->size(); ++i) json_append(data.get(), active_json(r.rows(), i));
+  return success(std::move(data));
+}
+
+Response announcements_get(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  DbResult r = ctx.db.exec(kGet, {who.tenant_id, ctx.req.params[0]});
+  if (!r.ok()) return errors::database(r.error());
+  if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+  return success(announcement_json(r.rows(), 0));
+}
+
+}  // namespace ca

@@ -1,0 +1,144 @@
+// Create, update and archive. A change that makes an announcement published
+// writes `announcement.published` to the outbox in the same transaction.
+#include "announcement_input.h"
+#include "announcement_json.h"
+#include "announcements.h"
+#include "auth.h"
+#include "db.h"
+#include "errors.h"
+#include "events.h"
+#include "validate.h"
+
+namespace ca {
+namespace {
+
+constexpr const char* kPublishedEvent = "announcement.published";
+
+// $1 tenant, $2..$21 the writable columns (announcement_params), $22 creator.
+const Statement kCreate{
+    "announcements_create",
+    "WITH a AS (INSERT INTO announcements (tenant_id, title, summary, content, type, priority, "
+    "  status, is_push_enabled, is_public, scheduled_at, expires_at, topic, push_title, "
+    "  push_body, push_data, target_type, target_value, push_status, attachment_type, "
+    "  attachment_url, attachment_metadata, created_by, published_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13, "
+    "  $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22, "
+    "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *) "
+    "SELECT " CA_ANNOUNCEMENT_COLUMNS " FROM a JOIN users u ON u.id = a.created_by"};
+
+// The record to merge an update into, locked until the update commits (the
+// worker's claims skip it meanwhile).
+const Statement kLoadForUpdate{"announcements_load_for_update",
+                               "SELECT " CA_ANNOUNCEMENT_COLUMNS
+                               " FROM announcements a JOIN users u ON u.id = a.created_by "
+                               "WHERE a.tenant_id = $1 AND a.id = $2 FOR UPDATE OF a"};
+
+// $1 tenant, $2 id, $3..$22 the writable columns (announcement_params).
+const Statement kUpdate{
+    "announcements_update",
+    "WITH a AS (UPDATE announcements SET title = $3, summary = $4, content = $5, type = $6, "
+    "  priority = $7, status = $8, is_push_enabled = $9, is_public = $10, "
+    "  scheduled_at = $11::timestamptz, expires_at = $12::timestamptz, topic = $13, "
+    "  push_title = $14, push_body = $15, push_data = $16::jsonb, target_type = $17, "
+    "  target_value = $18, push_status = $19, attachment_type = $20, attachment_url = $21, "
+    "  attachment_metadata = $22::jsonb, "
+    "  published_at = CASE WHEN $8 = 'published' AND status <> 'published' THEN now() "
+    "                      ELSE published_at END, "
+    "  updated_at = now() "
+    "WHERE tenant_id = $1 AND id = $2 RETURNING *) "
+    "SELECT " CA_ANNOUNCEMENT_COLUMNS " FROM a JOIN users u ON u.id = a.created_by"};
+
+// Every status may move to archived; archiving again changes nothing. A push
+// that has not gone out yet never will.
+const Statement kArchive{
+    "announcements_archive",
+    "UPDATE announcements SET status = 'archived', "
+    "  push_status = CASE WHEN push_status = 'pending' THEN 'skipped' ELSE push_status END, "
+    "  updated_at = CASE WHEN status = 'archived' THEN updated_at ELSE now() END "
+    "WHERE tenant_id = $1 AND id = $2 RETURNING id"};
+
+Response saved(int status, const char* message, Json data) {
+  Json out = json_object();
+  json_add_bool(out.get(), "success", true);
+  json_add_str(out.get(), "message", message);
+  json_add(out.get(), "data", std::move(data));
+  return Response::json(status, out);
+}
+
+}  // namespace
+
+Response announcements_create(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(body, parse_json_object(ctx.req));
+  FieldErrors errs;
+  AnnouncementFields fields;
+  announcement_read_body(body.get(), InputMode::kCreate, &fields, errs);
+  announcement_check(body.get(), "", "pending", &fields, errs);
+  if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
+
+  std::vector<Param> params{who.tenant_id};
+  announcement_params(fields, &params);
+  params.emplace_back(who.user_id);
+  Transaction tx(ctx.db);
+  if (!tx.began()) return errors::internal("BEGIN failed");
+  DbResult r = ctx.db.exec(kCreate, params);
+  if (!r.ok()) return errors::database(r.error());
+  Json record = announcement_json(r.rows(), 0);
+  if (fields.status == "published") {
+    DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
+    if (!emitted.ok()) return errors::database(emitted.error());
+  }
+  DbResult committed = tx.commit();
+  if (!committed.ok()) return errors::database(committed.error());
+  return saved(201, "Announcement created", std::move(record));
+}
+
+Response announcements_update(Ctx& ctx) {
+  int64_t id = ctx.req.params[0];
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(body, parse_json_object(ctx.req));
+  FieldErrors errs;
+  Transaction tx(ctx.db);
+  if (!tx.began()) return errors::internal("BEGIN failed");
+  DbResult current = ctx.db.exec(kLoadForUpdate, {who.tenant_id, id});
+  if (!current.ok()) return errors::database(current.error());
+  if (current->empty()) {
+    // Validation comes before existence (DESIGN §3): a bad body is a 422 even here.
+    AnnouncementFields ignored;
+    announcement_read_body(body.get(), InputMode::kUpdate, &ignored, errs);
+    if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
+    return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+  }
+  AnnouncementFields fields = announcement_fields_from_row(current.rows(), 0);
+  const std::string previous_status = fields.status;
+  const std::string previous_push_status = fields.push_status;
+  announcement_read_body(body.get(), InputMode::kUpdate, &fields, errs);
+  announcement_check(body.get(), previous_status, previous_push_status, &fields, errs);
+  if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
+
+  std::vector<Param> params{who.tenant_id, id};
+  announcement_params(fields, &params);
+  DbResult r = ctx.db.exec(kUpdate, params);
+  if (!r.ok()) return errors::database(r.error());
+  Json record = announcement_json(r.rows(), 0);
+  if (previous_status != "published" && fields.status == "published") {
+    DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
+    if (!emitted.ok()) return errors::database(emitted.error());
+  }
+  DbResult committed = tx.commit();
+  if (!committed.ok()) return errors::database(committed.error());
+  return saved(200, "Announcement updated", std::move(record));
+}
+
+Response announcements_archive(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  DbResult r = ctx.db.exec(kArchive, {who.tenant_id, ctx.req.params[0]});
+  if (!r.ok()) return errors::database(r.error());
+  if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+  Json out = json_object();
+  json_add_bool(out.get(), "success", true);
+  json_add_str(out.get(), "message", "Announcement archived");
+  return Response::json(200, out);
+}
+
+}  // namespace ca

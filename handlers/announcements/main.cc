@@ -1,0 +1,19 @@
+// commerce-admin-announcements: create, list, read, update and archive
+// announcements; the active list; per-user read and dismiss.
+#include "announcements.h"
+#include "serve.h"
+
+int main(int argc, char** argv) {
+  return ca::serve_main(
+      argc, argv, "commerce-admin-announcements",
+      {
+          {"GET", "/api/v2/admin/announcements", ca::announcements_list},
+          {"POST", "/api/v2/admin/announcements", ca::announcements_create},
+          {"GET", "/api/v2/admin/announcements/active", ca::announcements_active},
+          {"GET", "/api/v2/admin/announcements/{id}", ca::announcements_get},
+          {"POST", "/api/v2/admin/announcements/{id}", ca::announcements_update},
+          {"DELETE", "/api/v2/admin/announcements/{id}", ca::announcements_archive},
+          {"POST", "/api/v2/admin/announcements/{id}/read", ca::announcements_mark_read},
+          {"POST", "/api/v2/admin/announcements/{id}/dismiss", ca::announcements_dismiss},
+      });
+}

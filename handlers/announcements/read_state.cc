@@ -1,0 +1,51 @@
+// The caller's read record: mark read and dismiss (SPEC "Announcement read
+// state"). Each is one INSERT ... ON CONFLICT DO UPDATE, so concurrent calls
+// of the same user converge on one row without errors, and the SELECT inside
+// it limits both to announcements of the caller's tenant.
+#include "announcements.h"
+#include "auth.h"
+#include "db.h"
+#include "errors.h"
+
+namespace ca {
+namespace {
+
+// read_at is the first read; marking read again keeps it.
+const Statement kMarkRead{
+    "announcements_mark_read",
+    "INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id) "
+    "SELECT a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 "
+    "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = now() "
+    "RETURNING 1"};
+
+// Dismissing also marks read; dismissed_at is the first dismissal.
+const Statement kDismiss{
+    "announcements_dismiss",
+    "INSERT INTO announcement_reads AS r "
+    "  (tenant_id, announcement_id, user_id, dismissed, dismissed_at) "
+    "SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a "
+    "WHERE a.tenant_id = $1 AND a.id = $2 "
+    "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE "
+    "SET dismissed = true, dismissed_at = COALESCE(r.dismissed_at, now()), updated_at = now() "
+    "RETURNING 1"};
+
+Response record(Ctx& ctx, const Statement& stmt, const char* message) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  DbResult r = ctx.db.exec(stmt, {who.tenant_id, ctx.req.params[0], who.user_id});
+  if (!r.ok()) return errors::database(r.error());
+  if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+  Json out = json_object();
+  json_add_bool(out.get(), "success", true);
+  json_add_str(out.get(), "message", message);
+  return Response::json(200, out);
+}
+
+}  // namespace
+
+Response announcements_mark_read(Ctx& ctx) {
+  return record(ctx, kMarkRead, "Announcement marked as read");
+}
+
+Response announcements_dismiss(Ctx& ctx) { return record(ctx, kDismiss, "Announcement dismissed"); }
+
+}  // namespace ca

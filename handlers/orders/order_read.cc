@@ -1,0 +1,117 @@
+// Reading orders: one order with everything (SPEC "Orders"), and the
+// paginated list (DESIGN §4 "Orders": filters `status` and `user_id`, newest
+// first). The list leaves the items out and gives their count instead.
+#include <optional>
+#include <string>
+
+#include "auth.h"
+#include "db.h"
+#include "errors.h"
+#include "order_json.h"
+#include "orders.h"
+#include "validate.h"
+
+namespace ca {
+namespace {
+
+// One statement per filter combination, so that each gets a plan on its own
+// index (a shared "$n IS NULL OR ..." form would not). The total and the page
+// come in one round trip; a page past the end still carries the total.
+// $1 tenant, $2 per_page, $3 offset, then the filters in the order status,
+// user_id. Columns: total (0), CA_ORDER_COLUMNS (1-9), user name and email
+// (10-11), address street and city (12-13), items_count (14).
+#define CA_ORDER_LIST(NAME, FILTER)                                                         \
+  Statement {                                                                               \
+    NAME, "WITH total AS (SELECT count(*) AS n FROM orders o WHERE o.tenant_id = $1" FILTER \
+          "), "                                                                             \
+          "page AS (SELECT " CA_ORDER_COLUMNS                                               \
+          ", u.name AS user_name, u.email AS user_email, a.street, a.city, "                \
+          "  (SELECT count(*) FROM order_items i "                                          \
+          "   WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) AS items_count "       \
+          "  FROM orders o JOIN users u ON u.id = o.user_id "                               \
+          "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id "            \
+          "  WHERE o.tenant_id = $1" FILTER                                                 \
+          "  ORDER BY o.id DESC LIMIT $2 OFFSET $3) "                                       \
+          "SELECT total.n, page.* FROM total LEFT JOIN page ON true ORDER BY page.id DESC"  \
+  }
+
+const Statement kListAll = CA_ORDER_LIST("orders_list", "");
+const Statement kListByStatus = CA_ORDER_LIST("orders_list_status", " AND o.status = $4");
+const Statement kListByUser = CA_ORDER_LIST("orders_list_user", " AND o.user_id = $4::bigint");
+const Statement kListByUserStatus =
+    CA_ORDER_LIST("orders_list_user_status", " AND o.status = $4 AND o.user_id = $5::bigint");
+
+struct ListFilters {
+  std::optional<std::string> status;
+  std::optional<int64_t> user_id;
+};
+
+// `status` one of the order states, `user_id` a positive integer; 422 otherwise.
+Result<ListFilters> read_filters(const Request& req) {
+  ListFilters f;
+  FieldErrors errs;
+  if (auto status = req.query_param("status")) {
+    if (*status == "pending" || *status == "processing" || *status == "completed" ||
+        *status == "cancelled") {
+      f.status = *status;
+    } else {
+      errs.add("status",
+               "The selected status is invalid: use pending, processing, completed or cancelled.");
+    }
+  }
+  if (auto user_id = req.query_param("user_id")) {
+    int64_t id = parse_id(*user_id);
+    if (id == 0) {
+      errs.add("user_id", "The user_id field must be a positive integer.");
+    } else {
+      f.user_id = id;
+    }
+  }
+  if (!errs.empty()) return errors::validation(errs, kOrderStyle);
+  return f;
+}
+
+}  // namespace
+
+Response orders_read(Ctx& ctx) {
+  int64_t id = ctx.req.params[0];
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(order, order_load(ctx, who.tenant_id, id));
+  return order_success(200, nullptr, std::move(order));
+}
+
+Response orders_list(Ctx& ctx) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  CA_TRY(page, read_page_params(ctx.req, 15, kOrderStyle));
+  CA_TRY(filters, read_filters(ctx.req));
+  std::vector<Param> params{who.tenant_id, page.per_page, page.offset()};
+  const Statement* stmt = &kListAll;
+  if (filters.status) params.emplace_back(*filters.status);
+  if (filters.user_id) params.emplace_back(*filters.user_id);
+  if (filters.status && filters.user_id) {
+    stmt = &kListByUserStatus;
+  } else if (filters.status) {
+    stmt = &kListByStatus;
+  } else if (filters.user_id) {
+    stmt = &kListByUser;
+  }
+  DbResult r = ctx.db.exec(*stmt, params);
+  if (!r.ok()) return errors::database(r.error(), kOrderStyle);
+
+  Json data = json_array();
+  for (int i = 0; i < r->size(); ++i) {
+    if (r->is_null(i, 1)) continue;  // the LEFT JOIN's empty page
+    Json order = order_json(r.rows(), i, 1);
+    json_add_int(order.get(), "items_count", r->int64(i, 14));
+    json_add(order.get(), "user", order_user_json(r->int64(i, 2), r->text(i, 10), r->text(i, 11)));
+    Json address = json_object();
+    json_add_int(address.get(), "id", r->int64(i, 4));
+    json_add_str(address.get(), "street", r->text(i, 12));
+    json_add_str(address.get(), "city", r->text(i, 13));
+    json_add(order.get(), "address", std::move(address));
+    json_append(data.get(), std::move(order));
+  }
+  return order_success(200, nullptr, paginated(std::move(data), page, r->int64(0, 0)));
+}
+
+}  // namespace ca

@@ -1,0 +1,18 @@
+// Order and address endpoints (SPEC "Orders", DESIGN §4 "Orders" and
+// "Addresses"). Orders are T operations: they need `X-Tenant-ID` and
+// membership (any role). Addresses belong to the caller, not to a tenant.
+#pragma once
+
+#include "router.h"
+
+namespace ca {
+
+Response addresses_create(Ctx& ctx);
+Response addresses_list(Ctx& ctx);
+
+Response orders_create(Ctx& ctx);
+Response orders_read(Ctx& ctx);
+Response orders_list(Ctx& ctx);
+Response orders_update_status(Ctx& ctx);
+
+}  // namespace ca

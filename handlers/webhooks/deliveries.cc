@@ -1,0 +1,87 @@
+// Delivery records: one row per (event, subscription), newest first. Records
+// of deleted subscriptions stay listable.
+#include "auth.h"
+#include "db.h"
+#include "errors.h"
+#include "validate.h"
+#include "webhook_signature.h"
+#include "webhooks.h"
+
+namespace ca {
+namespace {
+
+// $2 webhook_id and $3 status are optional filters (NULL = any).
+#define CA_DELIVERY_FILTER                                                                        \
+  "tenant_id = $1 AND ($2::bigint IS NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = " \
+  "$3)"
+
+const Statement kList{
+    "deliveries_list",
+    "WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
+    "), "
+    "page AS (SELECT id, webhook_id, event_id, event, url, status, attempts, "
+    "                CASE WHEN status = 'pending' THEN ca_ts(next_attempt_at) END, "
+    "                ca_ts(last_attempt_at), response_status, error, ca_ts(created_at), "
+    "                ca_ts(delivered_at) "
+    "         FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
+    "         ORDER BY id DESC LIMIT $4 OFFSET $5) "
+    "SELECT total.n, page.* FROM total LEFT JOIN page ON true ORDER BY page.id DESC"};
+
+Json delivery_json(int64_t tenant_id, const Rows& r, int row) {
+  Json d = json_object();
+  int64_t id = r.int64(row, 1);
+  json_add_int(d.get(), "id", id);
+  json_add_int(d.get(), "webhook_id", r.int64(row, 2));
+  json_add_int(d.get(), "event_id", r.int64(row, 3));
+  json_add_str(d.get(), "message_id", webhook_message_id(tenant_id, id));
+  json_add_str(d.get(), "event", r.text(row, 4));
+  json_add_str(d.get(), "url", r.text(row, 5));
+  json_add_str(d.get(), "status", r.text(row, 6));
+  json_add_int(d.get(), "attempts", r.int64(row, 7));
+  json_add_opt_str(d.get(), "next_attempt_at", r.opt_str(row, 8));
+  json_add_opt_str(d.get(), "last_attempt_at", r.opt_str(row, 9));
+  if (r.is_null(row, 10)) {
+    json_add_null(d.get(), "response_status");
+  } else {
+    json_add_int(d.get(), "response_status", r.int64(row, 10));
+  }
+  json_add_opt_str(d.get(), "error", r.opt_str(row, 11));
+  json_add_str(d.get(), "created_at", r.text(row, 12));
+  json_add_opt_str(d.get(), "delivered_at", r.opt_str(row, 13));
+  return d;
+}
+
+}  // namespace
+
+Response deliveries_list(Ctx& ctx) {
+  int64_t tenant_id = ctx.req.params[0];
+  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
+  (void)who;
+  CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
+  FieldErrors errs;
+  std::optional<int64_t> webhook_id;
+  if (auto text = ctx.req.query_param("webhook_id")) {
+    int64_t id = parse_id(*text);
+    if (id == 0) {
+      errs.add("webhook_id", "The webhook_id field must be a positive integer.");
+    } else {
+      webhook_id = id;
+    }
+  }
+  std::optional<std::string> status = ctx.req.query_param("status");
+  if (status && *status != "pending" && *status != "delivered" && *status != "failed") {
+    errs.add("status", "The selected status is invalid.");
+  }
+  if (!errs.empty()) return errors::validation(errs);
+
+  DbResult r = ctx.db.exec(kList, {tenant_id, webhook_id, status, page.per_page, page.offset()});
+  if (!r.ok()) return errors::database(r.error());
+  Json data = json_array();
+  for (int i = 0; i < r->size(); ++i) {
+    if (r->is_null(i, 1)) continue;  // the LEFT JOIN's empty page
+    json_append(data.get(), delivery_json(tenant_id, r.rows(), i));
+  }
+  return Response::json(200, paginated(std::move(data), page, r->int64(0, 0)));
+}
+
+}  // namespace ca

@@ -1,0 +1,22 @@
+// Webhook endpoints (SPEC "Webhooks", DESIGN §4 "Webhooks" and §5).
+//
+// Every operation needs the ADMIN role of the path tenant: subscriptions and
+// their delivery records reveal integration details (target URLs, receiver
+// errors) that members have no need to see.
+#pragma once
+
+#include <string_view>
+
+#include "router.h"
+
+namespace ca {
+
+Response webhooks_list(Ctx& ctx);
+Response webhooks_create(Ctx& ctx);
+Response webhooks_delete(Ctx& ctx);
+Response deliveries_list(Ctx& ctx);
+
+// True for the event types of DESIGN §5 and for "*" (every type).
+bool event_type_known(std::string_view type);
+
+}  // namespace ca

@@ -1,0 +1,1260 @@
+// Announcements over HTTP through nginx: create, lists, read state, update,
+// archive, the outbox event, and the worker's scheduled publishing and push.
+//
+// Push tests use a Receiver on the fixed port the stack's PUSH_GATEWAY_URL
+// points at (CA_PUSH_GATEWAY_PORT). Every test process shares that gateway,
+// so requests are always matched by announcement_id, and answers are set as
+// the fallback (not a script) so a stray push of another test cannot consume them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "receiver.h"
+#include "stack.h"
+
+namespace ca::test {
+namespace {
+
+const std::string kBase = "/api/v2/admin/announcements";
+
+struct Tenant {
+  std::string token;
+  int64_t id = 0;
+  std::string header;  // X-Tenant-ID
+};
+
+Tenant new_tenant() {
+  Tenant t;
+  t.token = admin_token();
+  t.id = create_tenant(t.token, unique("ann"));
+  t.header = to_string(t.id);
+  return t;
+}
+
+HttpResponse post(const Tenant& t, const std::string& path, const std::string& body) {
+  return http("POST", path, {.token = t.token, .tenant = t.header, .body = body});
+}
+
+HttpResponse get(const Tenant& t, const std::string& path) {
+  return http("GET", path, {.token = t.token, .tenant = t.header});
+}
+
+std::string path_of(int64_t id, const std::string& suffix = "") {
+  return kBase + "/" + to_string(id) + suffix;
+}
+
+// Creates an announcement from `body` (asserting 201) and returns its id.
+int64_t create(const Tenant& t, const std::string& body) {
+  HttpResponse r = post(t, kBase, body);
+  EXPECT_EQ(r.status, 201) << r.body;
+  return json_get_int(r["data"], "id").value_or(-1);
+}
+
+std::string data_str(const HttpResponse& r, const char* key) {
+  auto v = json_get_str(r["data"], key);
+  return v ? std::string(*v) : "<not a string>";
+}
+
+std::vector<std::string> keys_of(const cJSON* object) {
+  std::vector<std::string> out;
+  for (const cJSON* c = object ? object->child : nullptr; c != nullptr; c = c->next) {
+    out.emplace_back(c->string);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// `actual` equals the JSON text `expected`, object member order ignored.
+::testing::AssertionResult same_json(const cJSON* actual, const std::string& expected) {
+  Json want = json_parse(expected);
+  if (!want) return ::testing::AssertionFailure() << "bad expected JSON: " << expected;
+  if (actual != nullptr && cJSON_Compare(actual, want.get(), true)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "\n  actual:   " << (actual ? json_dump(actual) : "<missing>")
+         << "\n  expected: " << json_dump(want.get());
+}
+
+// A copy of `object` without `keys`.
+Json without(const cJSON* object, std::initializer_list<const char*> keys) {
+  Json copy(cJSON_Duplicate(object, true));
+  for (const char* k : keys) cJSON_DeleteItemFromObjectCaseSensitive(copy.get(), k);
+  return copy;
+}
+
+bool is_ts(const cJSON* v) {
+  static const std::regex kTs(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$)");
+  return cJSON_IsString(v) && std::regex_match(v->valuestring, kTs);
+}
+
+std::string json_text(const std::string& s) {
+  Json j(cJSON_CreateString(s.c_str()));
+  return json_dump(j.get());
+}
+
+// The database's clock plus `seconds`, in the API's timestamp format.
+std::string db_time_in(int seconds) {
+  auto rows = sql("SELECT ca_ts(now() + make_interval(secs => " + std::to_string(seconds) + "))");
+  return rows.empty() ? "" : rows[0];
+}
+
+// GETs the announcement until `done` holds for its record or `seconds` pass.
+Json poll(const Tenant& t, int64_t id, const std::function<bool(const cJSON*)>& done,
+          int seconds = 20) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  Json last;
+  while (true) {
+    HttpResponse r = get(t, path_of(id));
+    EXPECT_EQ(r.status, 200) << r.body;
+    const cJSON* data = r["data"];
+    last.reset(data ? cJSON_Duplicate(data, true) : nullptr);
+    if ((last && done(last.get())) || std::chrono::steady_clock::now() > deadline) return last;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+std::string field(const cJSON* record, const char* key) {
+  auto v = json_get_str(record, key);
+  return v ? std::string(*v) : "<not a string>";
+}
+
+int gateway_port() {
+  const char* v = std::getenv("CA_PUSH_GATEWAY_PORT");
+  if (v == nullptr || *v == '\0') {
+    ADD_FAILURE() << "CA_PUSH_GATEWAY_PORT is not set: run the integration tests through "
+                     "scripts/test";
+    return 0;
+  }
+  return std::atoi(v);
+}
+
+std::string gateway_token() {
+  const char* v = std::getenv("CA_PUSH_GATEWAY_TOKEN");
+  return v ? v : "";
+}
+
+// The gateway requests about announcement `id`.
+std::vector<ReceivedRequest> pushes_for(Receiver& gateway, int64_t id) {
+  std::vector<ReceivedRequest> out;
+  for (ReceivedRequest& r : gateway.requests()) {
+    Json body = json_parse(r.body);
+    if (json_get_int(body.get(), "announcement_id") == id) out.push_back(r);
+  }
+  return out;
+}
+
+struct Caller {
+  int64_t id = 0;
+  std::string name;
+  std::string email;
+};
+
+Caller admin_caller() {
+  auto rows = sql("SELECT id || '|' || name || '|' || email FROM users WHERE email = '" +
+                  admin_email() + "'");
+  Caller c;
+  if (rows.empty()) return c;
+  std::string row = rows[0];
+  size_t a = row.find('|'), b = row.rfind('|');
+  c.id = std::stoll(row.substr(0, a));
+  c.name = row.substr(a + 1, b - a - 1);
+  c.email = row.substr(b + 1);
+  return c;
+}
+
+const std::vector<std::string> kFullKeys = sorted({"id",
+                                                   "tenant_id",
+                                                   "title",
+                                                   "summary",
+                                                   "content",
+                                                   "type",
+                                                   "priority",
+                                                   "status",
+                                                   "is_push_enabled",
+                                                   "is_public",
+                                                   "scheduled_at",
+                                                   "expires_at",
+                                                   "topic",
+                                                   "push_title",
+                                                   "push_body",
+                                                   "push_data",
+                                                   "target_type",
+                                                   "target_value",
+                                                   "push_status",
+                                                   "push_error",
+                                                   "sent_at",
+                                                   "attachment_type",
+                                                   "attachment_url",
+                                                   "attachment_metadata",
+                                                   "created_by",
+                                                   "creator",
+                                                   "created_at",
+                                                   "updated_at"});
+
+const std::vector<std::string> kListKeys = sorted({"id",
+                                                   "tenant_id",
+                                                   "title",
+                                                   "summary",
+                                                   "content",
+                                                   "type",
+                                                   "priority",
+                                                   "status",
+                                                   "is_push_enabled",
+                                                   "is_public",
+                                                   "scheduled_at",
+                                                   "expires_at",
+                                                   "topic",
+                                                   "push_status",
+                                                   "sent_at",
+                                                   "attachment_type",
+                                                   "attachment_url",
+                                                   "created_by",
+                                                   "creator",
+                                                   "created_at",
+                                                   "updated_at"});
+
+const std::vector<std::string> kActiveKeys =
+    sorted({"id", "tenant_id", "title", "summary", "content", "type", "priority", "status",
+            "is_public", "expires_at", "topic", "attachment_type", "attachment_url",
+            "attachment_metadata", "created_at", "is_read", "is_dismissed"});
+
+constexpr const char* kMinimal = R"({"title":"Hello","type":"info","status":"draft"})";
+
+// --- create -----------------------------------------------------------------
+
+TEST(AnnouncementsCreate, MinimalBodyGetsEveryFieldWithTheDefaults) {
+  Tenant t = new_tenant();
+  Caller me = admin_caller();
+  HttpResponse r = post(t, kBase, kMinimal);
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(keys_of(r.json.get()), sorted({"success", "message", "data"}));
+  EXPECT_TRUE(cJSON_IsTrue(r["success"]));
+  EXPECT_EQ(r.str("message"), "Announcement created");
+  const cJSON* data = r["data"];
+  EXPECT_EQ(keys_of(data), kFullKeys);
+  int64_t id = json_get_int(data, "id").value_or(-1);
+  EXPECT_GT(id, 0);
+  EXPECT_TRUE(is_ts(json_get(data, "created_at")));
+  EXPECT_TRUE(same_json(json_get(data, "updated_at"), json_dump(json_get(data, "created_at"))));
+  Json rest = without(data, {"id", "created_at", "updated_at"});
+  EXPECT_TRUE(same_json(rest.get(), R"({
+      "tenant_id": ")" + t.header + R"(", "title": "Hello", "summary": "", "content": "",
+      "type": "info", "priority": 0, "status": "draft", "is_push_enabled": false,
+      "is_public": false, "scheduled_at": null, "expires_at": null, "topic": null,
+      "push_title": null, "push_body": null, "push_data": null, "target_type": "all",
+      "target_value": null, "push_status": "skipped", "push_error": null, "sent_at": null,
+      "attachment_type": null, "attachment_url": null, "attachment_metadata": null,
+      "created_by": )" + to_string(me.id) +
+                                        R"(,
+      "creator": {"id": )" + to_string(me.id) +
+                                        R"(, "name": )" + json_text(me.name) + R"(, "email": )" +
+                                        json_text(me.email) + "}}"));
+
+  // The single read shows the same record.
+  HttpResponse read = get(t, path_of(id));
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(keys_of(read.json.get()), sorted({"success", "data"}));
+  EXPECT_TRUE(cJSON_IsTrue(read["success"]));
+  EXPECT_TRUE(same_json(read["data"], json_dump(data)));
+}
+
+TEST(AnnouncementsCreate, StoresEveryFieldSentAndNormalisesTimestampsAndUserIds) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, R"({
+      "title": "  Spring sale  ", "summary": "Up to 50% off", "content": "<p>Details</p>",
+      "type": "success", "priority": 1, "status": "draft", "is_push_enabled": true,
+      "is_public": true, "scheduled_at": "2030-03-01T10:00:00+02:00",
+      "expires_at": "2030-03-08T23:59:59.5Z", "topic": "promotions", "push_title": "Sale!",
+      "push_body": "Half price", "push_data": {"screen": "sale", "ids": [1, 2]},
+      "target_type": "users", "target_value": " 12, 7 ,9", "attachment_type": "button",
+      "attachment_url": "https://shop.example.com/sale?x=1",
+      "attachment_metadata": {"label": "Shop now"}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  Json rest = without(r["data"], {"id", "created_at", "updated_at", "created_by", "creator"});
+  EXPECT_TRUE(same_json(rest.get(), R"({
+      "tenant_id": ")" + t.header + R"(", "title": "Spring sale", "summary": "Up to 50% off",
+      "content": "<p>Details</p>", "type": "success", "priority": 1, "status": "draft",
+      "is_push_enabled": true, "is_public": true,
+      "scheduled_at": "2030-03-01T08:00:00.000000Z", "expires_at": "2030-03-08T23:59:59.500000Z",
+      "topic": "promotions", "push_title": "Sale!", "push_body": "Half price",
+      "push_data": {"screen": "sale", "ids": [1, 2]}, "target_type": "users",
+      "target_value": "12,7,9", "push_status": "pending", "push_error": null, "sent_at": null,
+      "attachment_type": "button", "attachment_url": "https://shop.example.com/sale?x=1",
+      "attachment_metadata": {"label": "Shop now"}})"));
+}
+
+TEST(AnnouncementsCreate, RequiresTitleTypeAndStatus) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, "{}");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+      "title": ["The title field is required."], "type": ["The type field is required."],
+      "status": ["The status field is required."]}})"));
+
+  r = post(t, kBase, R"({"title": "   ", "type": null, "status": ""})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+      "title": ["The title field is required."], "type": ["The type field is required."],
+      "status": ["The status field is required."]}})"));
+}
+
+TEST(AnnouncementsCreate, ReportsEveryInvalidFieldAtOnce) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, R"({
+      "title": 5, "summary": false, "content": [], "type": "news", "priority": 2,
+      "status": "live", "is_push_enabled": "yes", "is_public": 1,
+      "scheduled_at": "2026-02-30T10:00:00Z", "expires_at": "tomorrow", "topic": {},
+      "push_title": 1, "push_body": 2, "push_data": [1], "target_type": "everyone",
+      "target_value": 3, "attachment_type": "video", "attachment_url": "ftp://files.example.com/a",
+      "attachment_metadata": "x"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+      "title": ["The title field must be a string."],
+      "summary": ["The summary field must be a string."],
+      "content": ["The content field must be a string."],
+      "type": ["The selected type is invalid."],
+      "priority": ["The priority field must not be greater than 1."],
+      "status": ["The selected status is invalid."],
+      "is_push_enabled": ["The is_push_enabled field must be true or false."],
+      "is_public": ["The is_public field must be true or false."],
+      "scheduled_at": ["The scheduled_at field must be a valid ISO 8601 date-time such as 2026-12-01T10:00:00Z."],
+      "expires_at": ["The expires_at field must be a valid ISO 8601 date-time such as 2026-12-01T10:00:00Z."],
+      "topic": ["The topic field must be a string."],
+      "push_title": ["The push_title field must be a string."],
+      "push_body": ["The push_body field must be a string."],
+      "push_data": ["The push_data field must be an object."],
+      "target_type": ["The selected target_type is invalid."],
+      "target_value": ["The target_value field must be a string."],
+      "attachment_type": ["The selected attachment_type is invalid."],
+      "attachment_url": ["The attachment_url field must be a valid http or https URL."],
+      "attachment_metadata": ["The attachment_metadata field must be an object."]}})"));
+  EXPECT_EQ(sql("SELECT count(*) FROM announcements WHERE tenant_id = " + t.header)[0], "0");
+}
+
+TEST(AnnouncementsCreate, PriorityIsZeroOrOneAndAnInteger) {
+  Tenant t = new_tenant();
+  for (const char* bad : {"-1", "1.5", "\"1\"", "true", "null"}) {
+    HttpResponse r =
+        post(t, kBase,
+             std::string(R"({"title":"P","type":"info","status":"draft","priority":)") + bad + "}");
+    ASSERT_EQ(r.status, 422) << bad << ": " << r.body;
+    EXPECT_EQ(keys_of(r["errors"]), std::vector<std::string>{"priority"}) << bad;
+  }
+  HttpResponse r = post(t, kBase, R"({"title":"P","type":"info","status":"draft","priority":-1})");
+  EXPECT_TRUE(
+      same_json(r["errors"], R"({"priority": ["The priority field must be at least 0."]})"));
+  r = post(t, kBase, R"({"title":"P","type":"info","status":"draft","priority":1.5})");
+  EXPECT_TRUE(
+      same_json(r["errors"], R"({"priority": ["The priority field must be an integer."]})"));
+  r = post(t, kBase, R"({"title":"P","type":"alert","status":"draft","priority":1})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(json_get_int(r["data"], "priority"), 1);
+}
+
+std::string repeat(const std::string& unit, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += unit;
+  return out;
+}
+
+TEST(AnnouncementsCreate, LengthLimitsCountCharactersNotBytes) {
+  Tenant t = new_tenant();
+  auto body = [](int title, int summary, int topic, int push_title, int push_body,
+                 const std::string& unit) {
+    return R"({"type":"info","status":"draft","title":)" + json_text(repeat(unit, title)) +
+           R"(,"summary":)" + json_text(repeat(unit, summary)) + R"(,"topic":)" +
+           json_text(repeat(unit, topic)) + R"(,"push_title":)" +
+           json_text(repeat(unit, push_title)) + R"(,"push_body":)" +
+           json_text(repeat(unit, push_body)) + "}";
+  };
+  // At the limit: accepted, in ASCII, 2-byte, 3-byte and 4-byte characters.
+  for (const std::string unit : {"a", "\u00e9", "\u20ac", "\U0001F600"}) {
+    HttpResponse r = post(t, kBase, body(255, 500, 100, 100, 200, unit));
+    ASSERT_EQ(r.status, 201) << unit << ": " << r.body;
+    EXPECT_EQ(data_str(r, "title"), repeat(unit, 255));
+    EXPECT_EQ(data_str(r, "summary"), repeat(unit, 500));
+    EXPECT_EQ(data_str(r, "topic"), repeat(unit, 100));
+    EXPECT_EQ(data_str(r, "push_title"), repeat(unit, 100));
+    EXPECT_EQ(data_str(r, "push_body"), repeat(unit, 200));
+  }
+  // One character over: refused, every field at once.
+  for (const std::string unit : {"a", "\u00e9"}) {
+    HttpResponse r = post(t, kBase, body(256, 501, 101, 101, 201, unit));
+    ASSERT_EQ(r.status, 422) << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+        "title": ["The title field must not be greater than 255 characters."],
+        "summary": ["The summary field must not be greater than 500 characters."],
+        "topic": ["The topic field must not be greater than 100 characters."],
+        "push_title": ["The push_title field must not be greater than 100 characters."],
+        "push_body": ["The push_body field must not be greater than 200 characters."]}})"));
+  }
+}
+
+TEST(AnnouncementsCreate, TimestampsAreIso8601AndComeBackInUtc) {
+  Tenant t = new_tenant();
+  const std::vector<std::pair<std::string, std::string>> good = {
+      {"2026-12-01T10:00:00Z", "2026-12-01T10:00:00.000000Z"},
+      {"2026-12-01T10:00:00+02:00", "2026-12-01T08:00:00.000000Z"},
+      {"2026-12-01T10:00:00-05:30", "2026-12-01T15:30:00.000000Z"},
+      {"2026-12-01T10:00:00.123456Z", "2026-12-01T10:00:00.123456Z"},
+      {"2026-12-01T10:00:00.5+01:00", "2026-12-01T09:00:00.500000Z"},
+      {"2028-02-29T00:00:00Z", "2028-02-29T00:00:00.000000Z"},
+      {"2026-12-01", "2026-12-01T00:00:00.000000Z"},
+  };
+  for (const auto& [in, out] : good) {
+    HttpResponse r = post(t, kBase,
+                          R"({"title":"T","type":"info","status":"draft","expires_at":")" + in +
+                              R"(","scheduled_at":"2026-01-01T00:00:00Z"})");
+    ASSERT_EQ(r.status, 201) << in << ": " << r.body;
+    EXPECT_EQ(data_str(r, "expires_at"), out) << in;
+  }
+  for (const char* bad :
+       {"2026-02-30T10:00:00Z", "2027-02-29T10:00:00Z", "2026-13-01T00:00:00Z",
+        "2026-12-01T25:00:00Z", "2026-12-01T10:61:00Z", "garbage", "", "2026-12-01T10:00:00+25:00",
+        "01/12/2026", "2026-12-01T10:00:00Zjunk", "1700000000"}) {
+    HttpResponse r = post(t, kBase,
+                          std::string(R"({"title":"T","type":"info","status":"draft",)") +
+                              R"("scheduled_at":")" + bad + "\"}");
+    if (std::string(bad).empty()) {
+      // An empty value means "none", like null.
+      EXPECT_EQ(r.status, 201) << r.body;
+      continue;
+    }
+    ASSERT_EQ(r.status, 422) << bad << ": " << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"scheduled_at": [
+        "The scheduled_at field must be a valid ISO 8601 date-time such as 2026-12-01T10:00:00Z."]}})"))
+        << bad;
+  }
+  HttpResponse r =
+      post(t, kBase, R"({"title":"T","type":"info","status":"draft","expires_at":1700000000})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(
+      same_json(r["errors"], R"({"expires_at": ["The expires_at field must be a string."]})"));
+}
+
+TEST(AnnouncementsCreate, ScheduledNeedsScheduledAtAndExpiryComesAfterIt) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"scheduled_at": [
+      "The scheduled_at field is required when status is scheduled."]}})"));
+  r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled","scheduled_at":null})");
+  ASSERT_EQ(r.status, 422) << r.body;
+
+  r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled",
+      "scheduled_at":"2030-01-02T00:00:00Z","expires_at":"2030-01-01T00:00:00Z"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"expires_at": [
+      "The expires_at field must be a date-time after scheduled_at."]}})"));
+  r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled",
+      "scheduled_at":"2030-01-02T00:00:00Z","expires_at":"2030-01-02T00:00:00Z"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+
+  r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled",
+      "scheduled_at":"2030-01-02T00:00:00Z","expires_at":"2030-01-02T00:00:01Z"})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(data_str(r, "status"), "scheduled");
+  EXPECT_EQ(data_str(r, "scheduled_at"), "2030-01-02T00:00:00.000000Z");
+}
+
+TEST(AnnouncementsCreate, AttachmentUrlMustBeAValidUrlWhenAttachmentTypeIsGiven) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, R"({"title":"A","type":"info","status":"draft",
+      "attachment_type":"image"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"attachment_url": [
+      "The attachment_url field is required when attachment_type is set."]}})"));
+  for (const char* bad :
+       {"not a url", "javascript:alert(1)", "ftp://example.com/a.png", "https://",
+        "//example.com/a.png", "https://exa mple.com/", "https://example.com:99999/"}) {
+    r = post(
+        t, kBase,
+        std::string(R"({"title":"A","type":"info","status":"draft","attachment_type":"link",)") +
+            R"("attachment_url":)" + json_text(bad) + "}");
+    ASSERT_EQ(r.status, 422) << bad << ": " << r.body;
+    EXPECT_TRUE(same_json(r["errors"], R"({"attachment_url": [
+        "The attachment_url field must be a valid http or https URL."]})"))
+        << bad;
+  }
+  for (const char* type : {"image", "link", "button"}) {
+    r = post(t, kBase,
+             std::string(R"({"title":"A","type":"info","status":"draft","attachment_type":")") +
+                 type + R"(","attachment_url":"http://cdn.example.com:8080/a.png"})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(data_str(r, "attachment_type"), type);
+    EXPECT_EQ(data_str(r, "attachment_url"), "http://cdn.example.com:8080/a.png");
+  }
+}
+
+TEST(AnnouncementsCreate, TargetValueFollowsTargetType) {
+  Tenant t = new_tenant();
+  auto with_target = [&](const std::string& target) {
+    return post(t, kBase, R"({"title":"T","type":"info","status":"draft",)" + target + "}");
+  };
+  HttpResponse r = with_target(R"("target_type":"users","target_value":"5, 6,7")");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(data_str(r, "target_value"), "5,6,7");
+  r = with_target(R"("target_type":"topic","target_value":"news")");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(data_str(r, "target_value"), "news");
+  r = with_target(R"("target_type":"all","target_value":null)");
+  ASSERT_EQ(r.status, 201) << r.body;
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"("target_type":"users")", "The target_value field is required when target_type is users."},
+      {R"("target_type":"users","target_value":"")",
+       "The target_value field is required when target_type is users."},
+      {R"("target_type":"users","target_value":"0")",
+       "The target_value field must be a comma-separated list of user ids when target_type is "
+       "users."},
+      {R"("target_type":"users","target_value":"1,,2")",
+       "The target_value field must be a comma-separated list of user ids when target_type is "
+       "users."},
+      {R"("target_type":"users","target_value":"alice")",
+       "The target_value field must be a comma-separated list of user ids when target_type is "
+       "users."},
+      {R"("target_type":"topic")", "The target_value field is required when target_type is topic."},
+      {R"("target_type":"topic","target_value":")" + repeat("t", 101) + "\"",
+       "The target_value field must not be greater than 100 characters when target_type is "
+       "topic."},
+      {R"("target_value":"1,2")", "The target_value field must be empty when target_type is all."},
+  };
+  for (const auto& [target, message] : bad) {
+    r = with_target(target);
+    ASSERT_EQ(r.status, 422) << target << ": " << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"target_value": [)" +
+                                            json_text(message) + "]}}"))
+        << target;
+  }
+}
+
+TEST(AnnouncementsCreate, PushDataAndAttachmentMetadataAreObjects) {
+  Tenant t = new_tenant();
+  for (const char* bad : {"\"x\"", "[1]", "5", "true"}) {
+    HttpResponse r =
+        post(t, kBase,
+             std::string(R"({"title":"O","type":"info","status":"draft","push_data":)") + bad +
+                 R"(,"attachment_metadata":)" + bad + "}");
+    ASSERT_EQ(r.status, 422) << bad << ": " << r.body;
+    EXPECT_TRUE(same_json(r["errors"], R"({
+        "push_data": ["The push_data field must be an object."],
+        "attachment_metadata": ["The attachment_metadata field must be an object."]})"));
+  }
+  HttpResponse r = post(t, kBase, R"({"title":"O","type":"info","status":"draft",
+      "push_data":{"deep":{"x":[1,{"y":null}]}},"attachment_metadata":{}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_TRUE(same_json(json_get(r["data"], "push_data"), R"({"deep":{"x":[1,{"y":null}]}})"));
+  EXPECT_TRUE(same_json(json_get(r["data"], "attachment_metadata"), "{}"));
+}
+
+TEST(AnnouncementsCreate, PushStatusIsPendingOnlyWhenPushIsEnabled) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, R"({"title":"P","type":"info","status":"draft",
+      "is_push_enabled":true})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(data_str(r, "push_status"), "pending");
+  r = post(t, kBase, R"({"title":"P","type":"info","status":"draft","is_push_enabled":false})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(data_str(r, "push_status"), "skipped");
+  // Nothing will ever be sent for an announcement created archived.
+  r = post(t, kBase, R"({"title":"P","type":"info","status":"archived","is_push_enabled":true})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(data_str(r, "push_status"), "skipped");
+}
+
+// --- access -----------------------------------------------------------------
+
+TEST(AnnouncementsAccess, TokenTenantHeaderAndMembershipAreChecked) {
+  Tenant t = new_tenant();
+  int64_t id = create(t, kMinimal);
+  // A second account that is a member of another tenant only.
+  Tenant other = new_tenant();
+  TestUser outsider = add_user(other.token, other.id);
+
+  const std::vector<std::pair<std::string, std::string>> endpoints = {
+      {"GET", kBase},
+      {"POST", kBase},
+      {"GET", kBase + "/active"},
+      {"GET", path_of(id)},
+      {"POST", path_of(id)},
+      {"DELETE", path_of(id)},
+      {"POST", path_of(id, "/read")},
+      {"POST", path_of(id, "/dismiss")},
+  };
+  for (const auto& [method, path] : endpoints) {
+    SCOPED_TRACE(method + " " + path);
+    HttpResponse r = http(method, path, {.tenant = t.header, .body = kMinimal});
+    EXPECT_EQ(r.status, 401) << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"Unauthenticated"})"));
+    EXPECT_EQ(r.headers["www-authenticate"], "Bearer");
+
+    r = http(method, path, {.token = t.token, .body = kMinimal});
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"The X-Tenant-ID header is required"})"));
+
+    r = http(method, path, {.token = t.token, .tenant = "abc", .body = kMinimal});
+    EXPECT_EQ(r.status, 400) << r.body;
+
+    r = http(method, path, {.token = outsider.token, .tenant = t.header, .body = kMinimal});
+    EXPECT_EQ(r.status, 403) << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"You are not a member of this tenant"})"));
+  }
+  // Nothing changed through the refused calls.
+  HttpResponse read = get(t, path_of(id));
+  EXPECT_EQ(data_str(read, "status"), "draft");
+  EXPECT_EQ(sql("SELECT count(*) FROM announcements WHERE tenant_id = " + t.header)[0], "1");
+}
+
+TEST(AnnouncementsAccess, AnyMemberMayCreateAndBodyMustBeAJsonObject) {
+  Tenant t = new_tenant();
+  TestUser member = add_user(t.token, t.id, "MEMBER");
+  HttpResponse r =
+      http("POST", kBase, {.token = member.token, .tenant = t.header, .body = kMinimal});
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(json_get_int(r["data"], "created_by"), member.id);
+  EXPECT_TRUE(same_json(json_get(r["data"], "creator"), R"({"id":)" + to_string(member.id) +
+                                                            R"(,"name":"Test User","email":)" +
+                                                            json_text(member.email) + "}"));
+
+  for (const char* bad : {"[1]", "not json", "\"x\""}) {
+    r = post(t, kBase, bad);
+    EXPECT_EQ(r.status, 400) << bad << ": " << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"Request body must be a JSON object"})"));
+  }
+}
+
+TEST(AnnouncementsAccess, UnknownPathsAndMethods) {
+  Tenant t = new_tenant();
+  HttpResponse r = http("PUT", kBase, {.token = t.token, .tenant = t.header});
+  EXPECT_EQ(r.status, 405) << r.body;
+  EXPECT_EQ(r.headers["allow"], "GET, POST");
+  r = get(t, kBase + "/abc");
+  EXPECT_EQ(r.status, 404) << r.body;
+  r = http("DELETE", kBase + "/active", {.token = t.token, .tenant = t.header});
+  EXPECT_EQ(r.status, 405) << r.body;
+  EXPECT_EQ(r.headers["allow"], "GET");
+}
+
+// --- list ---------------------------------------------------------------------
+
+TEST(AnnouncementsList, PaginatesNewestFirstWithoutThePushDetails) {
+  Tenant t = new_tenant();
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    ids.push_back(create(t, R"({"title":"L)" + std::to_string(i) + R"(","type":"info",
+        "status":"published","push_title":"x","push_data":{"a":1},"target_type":"topic",
+        "target_value":"t","attachment_type":"link","attachment_url":"https://e.com",
+        "attachment_metadata":{"b":2}})"));
+  }
+  // Another tenant's announcement never shows.
+  Tenant other = new_tenant();
+  create(other, kMinimal);
+
+  HttpResponse r = get(t, kBase);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(keys_of(r.json.get()), sorted({"success", "data"}));
+  EXPECT_TRUE(cJSON_IsTrue(r["success"]));
+  Json meta = without(r["data"], {"data"});
+  EXPECT_TRUE(same_json(meta.get(), R"({"current_page":1,"last_page":1,"per_page":20,"total":3})"));
+  const cJSON* list = json_get(r["data"], "data");
+  ASSERT_EQ(cJSON_GetArraySize(list), 3);
+  for (int i = 0; i < 3; ++i) {
+    const cJSON* item = cJSON_GetArrayItem(list, i);
+    EXPECT_EQ(keys_of(item), kListKeys);
+    EXPECT_EQ(json_get_int(item, "id"), ids[2 - i]);
+  }
+  // The list item is the full record minus the omitted fields.
+  HttpResponse full = get(t, path_of(ids[2]));
+  Json trimmed = without(full["data"], {"push_title", "push_body", "push_data", "target_type",
+                                        "target_value", "push_error", "attachment_metadata"});
+  EXPECT_TRUE(same_json(cJSON_GetArrayItem(list, 0), json_dump(trimmed.get())));
+
+  r = get(t, kBase + "?page=2&per_page=2");
+  ASSERT_EQ(r.status, 200) << r.body;
+  meta = without(r["data"], {"data"});
+  EXPECT_TRUE(same_json(meta.get(), R"({"current_page":2,"last_page":2,"per_page":2,"total":3})"));
+  list = json_get(r["data"], "data");
+  ASSERT_EQ(cJSON_GetArraySize(list), 1);
+  EXPECT_EQ(json_get_int(cJSON_GetArrayItem(list, 0), "id"), ids[0]);
+
+  r = get(t, kBase + "?page=9");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(same_json(r["data"],
+                        R"({"data":[],"current_page":9,"last_page":1,"per_page":20,"total":3})"));
+
+  r = get(t, kBase + "?per_page=500");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json_get_int(r["data"], "per_page"), 100);
+
+  r = get(t, kBase + "?page=0&per_page=x");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success":false,"errors":{
+      "page":["The page field must be an integer of at least 1."],
+      "per_page":["The per_page field must be an integer of at least 1."]}})"));
+}
+
+TEST(AnnouncementsList, EmptyTenantHasAnEmptyFirstPage) {
+  Tenant t = new_tenant();
+  HttpResponse r = get(t, kBase);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success":true,"data":{"data":[],"current_page":1,
+      "last_page":1,"per_page":20,"total":0}})"));
+}
+
+// --- active list --------------------------------------------------------------
+
+std::vector<int64_t> active_ids(const Tenant& t, const std::string& token) {
+  HttpResponse r = http("GET", kBase + "/active", {.token = token, .tenant = t.header});
+  EXPECT_EQ(r.status, 200) << r.body;
+  std::vector<int64_t> out;
+  const cJSON* item = nullptr;
+  cJSON_ArrayForEach(item, r["data"]) out.push_back(json_get_int(item, "id").value_or(-1));
+  return out;
+}
+
+TEST(AnnouncementsActive, OnlyActiveOnesOrderedByPriorityThenNewest) {
+  Tenant t = new_tenant();
+  std::string past = db_time_in(-3600), future = db_time_in(3600);
+  auto make = [&](const std::string& status, int priority, const std::string& extra) {
+    return create(t, R"({"title":"A","type":"warning","status":")" + status + R"(","priority":)" +
+                         std::to_string(priority) + extra + "}");
+  };
+  int64_t low_old = make("published", 0, "");
+  int64_t high_old = make("published", 1, "");
+  int64_t draft = make("draft", 1, "");
+  int64_t expired = make("published", 1, R"(,"expires_at":")" + past + "\"");
+  int64_t not_yet = make("published", 1, R"(,"scheduled_at":")" + future + "\"");
+  int64_t scheduled = make("scheduled", 1, R"(,"scheduled_at":")" + future + "\"");
+  int64_t archived = make("published", 1, "");
+  ASSERT_EQ(http("DELETE", path_of(archived), {.token = t.token, .tenant = t.header}).status, 200);
+  int64_t low_new =
+      make("published", 0, R"(,"scheduled_at":")" + past + R"(","expires_at":")" + future + "\"");
+  int64_t high_new = make("published", 1, R"(,"expires_at":")" + future + "\"");
+  (void)draft, (void)expired, (void)not_yet, (void)scheduled;
+  // Another tenant's published announcement never shows.
+  Tenant other = new_tenant();
+  create(other, R"({"title":"X","type":"info","status":"published","priority":1})");
+
+  EXPECT_EQ(active_ids(t, t.token), (std::vector<int64_t>{high_new, high_old, low_new, low_old}));
+
+  HttpResponse r = get(t, kBase + "/active");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(keys_of(r.json.get()), sorted({"success", "data"}));
+  const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
+  EXPECT_EQ(keys_of(first), kActiveKeys);
+  HttpResponse full = get(t, path_of(high_new));
+  const cJSON* rec = full["data"];
+  Json expected = json_object();
+  for (const char* k : {"id", "tenant_id", "title", "summary", "content", "type", "priority",
+                        "status", "is_public", "expires_at", "topic", "attachment_type",
+                        "attachment_url", "attachment_metadata", "created_at"}) {
+    cJSON_AddItemToObject(expected.get(), k, cJSON_Duplicate(json_get(rec, k), true));
+  }
+  json_add_bool(expected.get(), "is_read", false);
+  json_add_bool(expected.get(), "is_dismissed", false);
+  EXPECT_TRUE(same_json(first, json_dump(expected.get())));
+}
+
+TEST(AnnouncementsActive, ReadAndDismissAreEachCallersOwn) {
+  Tenant t = new_tenant();
+  TestUser member = add_user(t.token, t.id, "MEMBER");
+  int64_t a = create(t, R"({"title":"A","type":"info","status":"published"})");
+  int64_t b = create(t, R"({"title":"B","type":"info","status":"published"})");
+
+  HttpResponse r = post(t, path_of(a, "/read"), "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(
+      same_json(r.json.get(), R"({"success":true,"message":"Announcement marked as read"})"));
+  r = post(t, path_of(b, "/dismiss"), "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success":true,"message":"Announcement dismissed"})"));
+
+  auto flags = [&](const std::string& token) {
+    HttpResponse list = http("GET", kBase + "/active", {.token = token, .tenant = t.header});
+    std::string out;
+    const cJSON* item = nullptr;
+    cJSON_ArrayForEach(item, list["data"]) {
+      out += to_string(json_get_int(item, "id").value_or(-1)) + ":" +
+             (cJSON_IsTrue(json_get(item, "is_read")) ? "read" : "unread") + ":" +
+             (cJSON_IsTrue(json_get(item, "is_dismissed")) ? "dismissed" : "shown") + " ";
+    }
+    return out;
+  };
+  EXPECT_EQ(flags(t.token), to_string(a) + ":read:shown ");
+  EXPECT_EQ(flags(member.token), to_string(b) + ":unread:shown " + to_string(a) + ":unread:shown ");
+
+  r = http("POST", path_of(b, "/read"), {.token = member.token, .tenant = t.header});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(flags(member.token), to_string(b) + ":read:shown " + to_string(a) + ":unread:shown ");
+  EXPECT_EQ(flags(t.token), to_string(a) + ":read:shown ");
+}
+
+// --- read and dismiss -----------------------------------------------------------
+
+TEST(AnnouncementsReadState, ReadIsIdempotentAndDismissAlsoMarksRead) {
+  Tenant t = new_tenant();
+  Caller me = admin_caller();
+  int64_t id = create(t, R"({"title":"R","type":"info","status":"published"})");
+  std::string key = "tenant_id = " + t.header + " AND announcement_id = " + to_string(id) +
+                    " AND user_id = " + to_string(me.id);
+  auto state = [&] {
+    auto rows =
+        sql("SELECT ca_ts(read_at) || '|' || dismissed || '|' || "
+            "coalesce(ca_ts(dismissed_at), '-') FROM announcement_reads WHERE " +
+            key);
+    return rows.size() == 1 ? rows[0] : "<" + std::to_string(rows.size()) + " rows>";
+  };
+
+  ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
+  std::string first = state();
+  ASSERT_EQ(first.substr(first.find('|')), "|false|-");
+  ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
+  EXPECT_EQ(state(), first) << "a second read keeps the first read_at";
+
+  ASSERT_EQ(post(t, path_of(id, "/dismiss"), "").status, 200);
+  std::string dismissed = state();
+  EXPECT_EQ(dismissed.substr(0, dismissed.find('|')), first.substr(0, first.find('|')));
+  EXPECT_NE(dismissed.find("|true|"), std::string::npos) << dismissed;
+  ASSERT_EQ(post(t, path_of(id, "/dismiss"), "").status, 200);
+  EXPECT_EQ(state(), dismissed) << "a second dismissal keeps the first dismissed_at";
+  ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
+  EXPECT_EQ(state(), dismissed) << "reading again does not undo the dismissal";
+  EXPECT_TRUE(active_ids(t, t.token).empty());
+
+  // Dismissing first creates a read record too.
+  int64_t other = create(t, R"({"title":"R2","type":"info","status":"published"})");
+  ASSERT_EQ(post(t, path_of(other, "/dismiss"), "").status, 200);
+  auto rows =
+      sql("SELECT (read_at IS NOT NULL) || '|' || dismissed || '|' || "
+          "(dismissed_at IS NOT NULL) FROM announcement_reads WHERE announcement_id = " +
+          to_string(other) + " AND tenant_id = " + t.header);
+  EXPECT_EQ(rows, std::vector<std::string>{"true|true|true"});
+}
+
+TEST(AnnouncementsReadState, MissingOrOtherTenantsAnnouncementIs404) {
+  Tenant t = new_tenant();
+  // The same admin is a member of both tenants: the header decides the scope.
+  Tenant other{t.token, create_tenant(t.token, unique("ann-other")), ""};
+  other.header = to_string(other.id);
+  int64_t foreign = create(other, R"({"title":"F","type":"info","status":"published"})");
+  const std::string not_found = R"({"success":false,"message":"Announcement not found"})";
+  for (int64_t id : {foreign, int64_t{999999999}}) {
+    SCOPED_TRACE(id);
+    for (const char* action : {"/read", "/dismiss"}) {
+      HttpResponse r = post(t, path_of(id, action), "");
+      EXPECT_EQ(r.status, 404) << r.body;
+      EXPECT_TRUE(same_json(r.json.get(), not_found));
+    }
+    HttpResponse r = get(t, path_of(id));
+    EXPECT_EQ(r.status, 404) << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), not_found));
+    r = post(t, path_of(id), R"({"title":"Hijack"})");
+    EXPECT_EQ(r.status, 404) << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), not_found));
+    r = http("DELETE", path_of(id), {.token = t.token, .tenant = t.header});
+    EXPECT_EQ(r.status, 404) << r.body;
+    EXPECT_TRUE(same_json(r.json.get(), not_found));
+  }
+  // The other tenant's announcement is untouched.
+  HttpResponse r = get(other, path_of(foreign));
+  EXPECT_EQ(data_str(r, "title"), "F");
+  EXPECT_EQ(data_str(r, "status"), "published");
+  EXPECT_EQ(sql("SELECT count(*) FROM announcement_reads WHERE announcement_id = " +
+                to_string(foreign))[0],
+            "0");
+}
+
+TEST(AnnouncementsReadState, ConcurrentReadsAndDismissalsMakeOneRecord) {
+  Tenant t = new_tenant();
+  int64_t id = create(t, R"({"title":"C","type":"info","status":"published"})");
+  constexpr int kCalls = 24;
+  std::vector<long> statuses(kCalls);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kCalls; ++i) {
+    threads.emplace_back([&, i] {
+      statuses[i] = post(t, path_of(id, i % 3 == 0 ? "/dismiss" : "/read"), "").status;
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(statuses[i], 200) << "call " << i;
+  EXPECT_EQ(sql("SELECT count(*) || '|' || bool_and(dismissed) FROM announcement_reads WHERE "
+                "tenant_id = " +
+                t.header + " AND announcement_id = " + to_string(id))[0],
+            "1|true");
+}
+
+// --- update and archive ---------------------------------------------------------
+
+TEST(AnnouncementsUpdate, ChangesOnlyTheFieldsSent) {
+  Tenant t = new_tenant();
+  HttpResponse created = post(t, kBase, R"({"title":"Before","summary":"S","content":"C",
+      "type":"info","status":"draft","topic":"news","push_data":{"a":1},
+      "expires_at":"2031-01-01T00:00:00Z"})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  int64_t id = json_get_int(created["data"], "id").value_or(-1);
+
+  HttpResponse r = post(t, path_of(id), R"({"title":"After","topic":null,"push_data":{"b":2}})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(keys_of(r.json.get()), sorted({"success", "message", "data"}));
+  EXPECT_EQ(r.str("message"), "Announcement updated");
+  EXPECT_EQ(keys_of(r["data"]), kFullKeys);
+  // Everything else is as it was.
+  Json before = without(created["data"], {"title", "topic", "push_data", "updated_at"});
+  Json after = without(r["data"], {"title", "topic", "push_data", "updated_at"});
+  EXPECT_TRUE(same_json(after.get(), json_dump(before.get())));
+  EXPECT_EQ(data_str(r, "title"), "After");
+  EXPECT_TRUE(cJSON_IsNull(json_get(r["data"], "topic")));
+  EXPECT_TRUE(same_json(json_get(r["data"], "push_data"), R"({"b":2})"));
+  EXPECT_GT(data_str(r, "updated_at"), data_str(created, "updated_at"));
+  EXPECT_TRUE(same_json(get(t, path_of(id))["data"], json_dump(r["data"])));
+
+  // Field rules are the create rules; every failing field at once.
+  r = post(t, path_of(id), R"({"title":"","type":"news","priority":5,"status":null,
+      "expires_at":"2026-02-30"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success":false,"errors":{
+      "title":["The title field must not be empty."],
+      "type":["The selected type is invalid."],
+      "priority":["The priority field must not be greater than 1."],
+      "status":["The status field must not be null."],
+      "expires_at":["The expires_at field must be a valid ISO 8601 date-time such as 2026-12-01T10:00:00Z."]}})"));
+  r = post(t, path_of(id), "{}");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(data_str(r, "title"), "After");
+}
+
+TEST(AnnouncementsUpdate, ValidatesTheMergedRecord) {
+  Tenant t = new_tenant();
+  int64_t id = create(t, R"({"title":"M","type":"info","status":"draft",
+      "scheduled_at":"2031-01-01T00:00:00Z"})");
+  // expires_at must follow the stored scheduled_at.
+  HttpResponse r = post(t, path_of(id), R"({"expires_at":"2030-01-01T00:00:00Z"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r["errors"], R"({"expires_at":[
+      "The expires_at field must be a date-time after scheduled_at."]})"));
+  // Clearing scheduled_at while moving to scheduled.
+  r = post(t, path_of(id), R"({"status":"scheduled","scheduled_at":null})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r["errors"], R"({"scheduled_at":[
+      "The scheduled_at field is required when status is scheduled."]})"));
+  // The stored scheduled_at satisfies the rule.
+  r = post(t, path_of(id), R"({"status":"scheduled"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(data_str(r, "status"), "scheduled");
+  // An attachment type needs a URL, stored or sent.
+  r = post(t, path_of(id), R"({"attachment_type":"image"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r["errors"], R"({"attachment_url":[
+      "The attachment_url field is required when attachment_type is set."]})"));
+  r = post(t, path_of(id), R"({"attachment_type":"image","attachment_url":"https://e.com/i.png"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  // Targets: switching to users needs ids; back to all clears the stored value.
+  r = post(t, path_of(id), R"({"target_type":"users"})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  r = post(t, path_of(id), R"({"target_type":"users","target_value":"3,4"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(data_str(r, "target_value"), "3,4");
+  r = post(t, path_of(id), R"({"target_type":"all"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(cJSON_IsNull(json_get(r["data"], "target_value")));
+
+  // Validation comes before existence: a bad body on a missing id is a 422.
+  r = post(t, path_of(999999999), R"({"type":"news"})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  r = post(t, path_of(999999999), R"({"type":"alert"})");
+  EXPECT_EQ(r.status, 404) << r.body;
+}
+
+TEST(AnnouncementsUpdate, StatusMovesFollowTheLifecycle) {
+  Tenant t = new_tenant();
+  const std::vector<std::string> statuses = {"draft", "scheduled", "published", "archived"};
+  const std::vector<std::pair<std::string, std::string>> allowed = {
+      {"draft", "draft"},        {"draft", "scheduled"},     {"draft", "published"},
+      {"draft", "archived"},     {"scheduled", "scheduled"}, {"scheduled", "published"},
+      {"scheduled", "draft"},    {"scheduled", "archived"},  {"published", "published"},
+      {"published", "archived"}, {"archived", "archived"},
+  };
+  for (const std::string& from : statuses) {
+    for (const std::string& to : statuses) {
+      SCOPED_TRACE(from + " -> " + to);
+      int64_t id = create(t, R"({"title":"S","type":"info","status":")" + from +
+                                 R"(","scheduled_at":"2031-01-01T00:00:00Z"})");
+      HttpResponse r = post(t, path_of(id), R"({"status":")" + to + "\"}");
+      bool ok =
+          std::find(allowed.begin(), allowed.end(), std::make_pair(from, to)) != allowed.end();
+      if (ok) {
+        EXPECT_EQ(r.status, 200) << r.body;
+        EXPECT_EQ(data_str(r, "status"), to);
+      } else {
+        EXPECT_EQ(r.status, 422) << r.body;
+        std::string message = "The status cannot change from " + from + " to " + to +
+                              (from == "archived" ? "; archived is final." : ".");
+        EXPECT_TRUE(same_json(
+            r.json.get(), R"({"success":false,"errors":{"status":[)" + json_text(message) + "]}}"));
+        EXPECT_EQ(data_str(get(t, path_of(id)), "status"), from);
+      }
+    }
+  }
+}
+
+TEST(AnnouncementsUpdate, PushSettingFollowsIsPushEnabledUntilSent) {
+  Tenant t = new_tenant();
+  int64_t id = create(t, R"({"title":"P","type":"info","status":"draft"})");
+  HttpResponse r = post(t, path_of(id), R"({"is_push_enabled":true})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(data_str(r, "push_status"), "pending");
+  r = post(t, path_of(id), R"({"is_push_enabled":false})");
+  EXPECT_EQ(data_str(r, "push_status"), "skipped");
+  r = post(t, path_of(id), R"({"is_push_enabled":true})");
+  EXPECT_EQ(data_str(r, "push_status"), "pending");
+  // Archiving drops a push that has not gone out.
+  r = post(t, path_of(id), R"({"status":"archived"})");
+  EXPECT_EQ(data_str(r, "push_status"), "skipped");
+}
+
+TEST(AnnouncementsDelete, ArchivesAndIsIdempotent) {
+  Tenant t = new_tenant();
+  int64_t id = create(t, R"({"title":"D","type":"info","status":"published",
+      "is_push_enabled":true,"scheduled_at":"2031-01-01T00:00:00Z"})");
+  ASSERT_EQ(active_ids(t, t.token), std::vector<int64_t>{});  // not yet active
+  HttpResponse r = http("DELETE", path_of(id), {.token = t.token, .tenant = t.header});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success":true,"message":"Announcement archived"})"));
+  HttpResponse read = get(t, path_of(id));
+  EXPECT_EQ(data_str(read, "status"), "archived");
+  EXPECT_EQ(data_str(read, "push_status"), "skipped");
+  std::string updated = data_str(read, "updated_at");
+
+  r = http("DELETE", path_of(id), {.token = t.token, .tenant = t.header});
+  ASSERT_EQ(r.status, 200) << r.body;
+  read = get(t, path_of(id));
+  EXPECT_EQ(data_str(read, "status"), "archived");
+  EXPECT_EQ(data_str(read, "updated_at"), updated);
+  // Still listed (archived is a status, not a deletion), and never active.
+  HttpResponse list = get(t, kBase);
+  EXPECT_EQ(json_get_int(list["data"], "total"), 1);
+
+  int64_t live = create(t, R"({"title":"D2","type":"info","status":"published"})");
+  ASSERT_EQ(active_ids(t, t.token), std::vector<int64_t>{live});
+  ASSERT_EQ(http("DELETE", path_of(live), {.token = t.token, .tenant = t.header}).status, 200);
+  EXPECT_TRUE(active_ids(t, t.token).empty());
+}
+
+// --- events -------------------------------------------------------------------
+
+std::string published_events(const Tenant& t, int64_t id) {
+  return sql("SELECT count(*) FROM events WHERE tenant_id = " + t.header +
+             " AND type = 'announcement.published' AND payload->>'id' = '" + to_string(id) +
+             "'")[0];
+}
+
+TEST(AnnouncementsEvents, BecomingPublishedWritesOneOutboxEventWithTheRecord) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, R"({"title":"E","type":"info","status":"published"})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  int64_t published = json_get_int(r["data"], "id").value_or(-1);
+  EXPECT_EQ(published_events(t, published), "1");
+  auto payload = sql("SELECT payload::text FROM events WHERE tenant_id = " + t.header +
+                     " AND type = 'announcement.published' AND payload->>'id' = '" +
+                     to_string(published) + "'");
+  ASSERT_EQ(payload.size(), 1u);
+  Json event = json_parse(payload[0]);
+  EXPECT_TRUE(same_json(event.get(), json_dump(r["data"])));
+
+  int64_t draft = create(t, R"({"title":"E2","type":"info","status":"draft"})");
+  EXPECT_EQ(published_events(t, draft), "0");
+  ASSERT_EQ(post(t, path_of(draft), R"({"title":"E2 edited"})").status, 200);
+  EXPECT_EQ(published_events(t, draft), "0");
+  ASSERT_EQ(post(t, path_of(draft), R"({"status":"published"})").status, 200);
+  EXPECT_EQ(published_events(t, draft), "1");
+  // Editing a published announcement does not publish it again.
+  ASSERT_EQ(post(t, path_of(draft), R"({"title":"E2 again","status":"published"})").status, 200);
+  EXPECT_EQ(published_events(t, draft), "1");
+  // A refused change writes nothing.
+  ASSERT_EQ(post(t, path_of(draft), R"({"status":"draft"})").status, 422);
+  EXPECT_EQ(published_events(t, draft), "1");
+}
+
+// --- worker: scheduled publishing and push ---------------------------------------
+
+TEST(AnnouncementsWorker, PublishesADueScheduledAnnouncementAndPushesIt) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  Receiver gateway(port);
+  Tenant t = new_tenant();
+  std::string at = db_time_in(3);
+  HttpResponse r = post(t, kBase,
+                        R"({"title":"Soon","summary":"Sum","type":"info",
+      "status":"scheduled","is_push_enabled":true,"scheduled_at":")" +
+                            at + "\"}");
+  ASSERT_EQ(r.status, 201) << r.body;
+  int64_t id = json_get_int(r["data"], "id").value_or(-1);
+  EXPECT_EQ(data_str(r, "status"), "scheduled");
+  EXPECT_EQ(published_events(t, id), "0");
+
+  Json rec = poll(t, id, [](const cJSON* a) { return field(a, "status") == "published"; });
+  ASSERT_EQ(field(rec.get(), "status"), "published");
+  EXPECT_EQ(published_events(t, id), "1");
+  auto published_at =
+      sql("SELECT published_at >= scheduled_at FROM announcements WHERE id = " + to_string(id) +
+          " AND tenant_id = " + t.header);
+  EXPECT_EQ(published_at, std::vector<std::string>{"t"});
+  EXPECT_EQ(active_ids(t, t.token), std::vector<int64_t>{id});
+
+  rec = poll(t, id, [](const cJSON* a) { return field(a, "push_status") == "success"; });
+  EXPECT_EQ(field(rec.get(), "push_status"), "success");
+  std::vector<ReceivedRequest> got = pushes_for(gateway, id);
+  ASSERT_EQ(got.size(), 1u);
+  // No push_title / push_body: the title and the summary stand in.
+  EXPECT_TRUE(same_json(json_parse(got[0].body).get(),
+                        R"({"title":"Soon","body":"Sum","data":{},"topic":null,
+      "target_type":"all","target_value":null,"announcement_id":)" +
+                            to_string(id) + R"(,"tenant_id":)" + t.header + "}"));
+}
+
+TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  Receiver gateway(port);
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase, R"({"title":"Flash sale","summary":"S","type":"alert",
+      "status":"published","is_push_enabled":true,"topic":"deals","push_title":"Sale!",
+      "push_body":"Half price today","push_data":{"screen":"sale"},"target_type":"users",
+      "target_value":"4,5"})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  int64_t id = json_get_int(r["data"], "id").value_or(-1);
+  EXPECT_EQ(data_str(r, "push_status"), "pending");
+
+  Json rec = poll(t, id, [](const cJSON* a) {
+    return field(a, "push_status") != "pending" && field(a, "push_status") != "sending";
+  });
+  ASSERT_EQ(field(rec.get(), "push_status"), "success");
+  EXPECT_TRUE(is_ts(json_get(rec.get(), "sent_at")));
+  EXPECT_TRUE(cJSON_IsNull(json_get(rec.get(), "push_error")));
+
+  std::vector<ReceivedRequest> got = pushes_for(gateway, id);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].method, "POST");
+  EXPECT_EQ(got[0].path, "/push");
+  EXPECT_EQ(got[0].headers["content-type"], "application/json");
+  EXPECT_EQ(got[0].headers["authorization"], "Bearer " + gateway_token());
+  EXPECT_TRUE(same_json(json_parse(got[0].body).get(),
+                        R"({"title":"Sale!","body":"Half price today","data":{"screen":"sale"},
+      "topic":"deals","target_type":"users","target_value":"4,5","announcement_id":)" +
+                            to_string(id) + R"(,"tenant_id":)" + t.header + "}"));
+
+  // A later, published one is sent too; the first is not sent again.
+  int64_t second = create(t, R"({"title":"Next","type":"info","status":"published",
+      "is_push_enabled":true})");
+  rec = poll(t, second, [](const cJSON* a) { return field(a, "push_status") == "success"; });
+  ASSERT_EQ(field(rec.get(), "push_status"), "success");
+  EXPECT_EQ(pushes_for(gateway, id).size(), 1u);
+  EXPECT_EQ(pushes_for(gateway, second).size(), 1u);
+}
+
+TEST(AnnouncementsPush, GatewayErrorIsRecordedAsFailed) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  Receiver gateway(port);
+  gateway.set_fallback(Reply{.status = 500, .body = R"({"error":"boom"})"});
+  Tenant t = new_tenant();
+  int64_t id = create(t, R"({"title":"F","type":"info","status":"published",
+      "is_push_enabled":true})");
+  Json rec = poll(t, id, [](const cJSON* a) { return field(a, "push_status") == "failed"; });
+  ASSERT_EQ(field(rec.get(), "push_status"), "failed");
+  EXPECT_EQ(field(rec.get(), "push_error"), "push gateway answered 500");
+  EXPECT_TRUE(cJSON_IsNull(json_get(rec.get(), "sent_at")));
+  EXPECT_EQ(pushes_for(gateway, id).size(), 1u);
+}
+
+TEST(AnnouncementsPush, UnreachableGatewayIsRecordedAsFailed) {
+  // Nothing listens on the gateway port during this test.
+  Tenant t = new_tenant();
+  int64_t id = create(t, R"({"title":"U","type":"info","status":"published",
+      "is_push_enabled":true})");
+  Json rec = poll(t, id, [](const cJSON* a) { return field(a, "push_status") == "failed"; });
+  ASSERT_EQ(field(rec.get(), "push_status"), "failed");
+  std::string error = field(rec.get(), "push_error");
+  EXPECT_EQ(error.rfind("push gateway unreachable: ", 0), 0u) << error;
+  EXPECT_GT(error.size(), std::string("push gateway unreachable: ").size());
+  EXPECT_TRUE(cJSON_IsNull(json_get(rec.get(), "sent_at")));
+}
+
+TEST(AnnouncementsPush, OnlyPublishedActiveAnnouncementsWithPushOnAreSent) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  Receiver gateway(port);
+  Tenant t = new_tenant();
+  std::string past = db_time_in(-60), future = db_time_in(3600);
+  int64_t draft =
+      create(t, R"({"title":"D","type":"info","status":"draft","is_push_enabled":true})");
+  int64_t off = create(t, R"({"title":"O","type":"info","status":"published"})");
+  int64_t expired = create(t, R"({"title":"X","type":"info","status":"published",
+      "is_push_enabled":true,"expires_at":")" +
+                                  past + "\"}");
+  int64_t later = create(t, R"({"title":"L","type":"info","status":"published",
+      "is_push_enabled":true,"scheduled_at":")" +
+                                future + "\"}");
+  // Sent after the others were created: once it is done, the worker has looked at them.
+  int64_t marker = create(t, R"({"title":"M","type":"info","status":"published",
+      "is_push_enabled":true})");
+  Json rec = poll(t, marker, [](const cJSON* a) { return field(a, "push_status") == "success"; });
+  ASSERT_EQ(field(rec.get(), "push_status"), "success");
+  rec = poll(t, expired, [](const cJSON* a) { return field(a, "push_status") == "failed"; });
+  EXPECT_EQ(field(rec.get(), "push_status"), "failed");
+  EXPECT_EQ(field(rec.get(), "push_error"), "announcement expired before the push was sent");
+
+  EXPECT_EQ(data_str(get(t, path_of(draft)), "push_status"), "pending");
+  EXPECT_EQ(data_str(get(t, path_of(off)), "push_status"), "skipped");
+  EXPECT_EQ(data_str(get(t, path_of(later)), "push_status"), "pending");
+  for (int64_t id : {draft, off, expired, later}) {
+    EXPECT_TRUE(pushes_for(gateway, id).empty()) << id;
+  }
+}
+
+TEST(AnnouncementsPush, AClaimedPushIsLeftAloneUntilItsLeaseRunsOut) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  Receiver gateway(port);
+  Tenant t = new_tenant();
+  // Held by another (simulated) worker whose lease is still running: not sent.
+  int64_t held =
+      create(t, R"({"title":"H","type":"info","status":"draft","is_push_enabled":true})");
+  std::string where = " WHERE tenant_id = " + t.header + " AND id = " + to_string(held);
+  sql("UPDATE announcements SET status = 'published', push_status = 'sending', "
+      "push_claim = gen_random_uuid(), push_lease_until = now() + interval '1 hour'" +
+      where);
+  int64_t marker = create(t, R"({"title":"M","type":"info","status":"published",
+      "is_push_enabled":true})");
+  Json rec = poll(t, marker, [](const cJSON* a) { return field(a, "push_status") == "success"; });
+  ASSERT_EQ(field(rec.get(), "push_status"), "success");
+  EXPECT_EQ(data_str(get(t, path_of(held)), "push_status"), "sending");
+  EXPECT_TRUE(pushes_for(gateway, held).empty());
+
+  // The lease ran out (its worker died): the next pass takes it over and sends it.
+  sql("UPDATE announcements SET push_lease_until = now() - interval '1 second'" + where);
+  rec = poll(t, held, [](const cJSON* a) { return field(a, "push_status") == "success"; });
+  ASSERT_EQ(field(rec.get(), "push_status"), "success");
+  EXPECT_EQ(pushes_for(gateway, held).size(), 1u);
+  EXPECT_EQ(sql("SELECT (push_claim IS NULL) || '|' || (push_lease_until IS NULL) FROM "
+                "announcements" +
+                where),
+            std::vector<std::string>{"true|true"});
+}
+
+}  // namespace
+}  // namespace ca::test

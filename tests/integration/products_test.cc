@@ -1,0 +1,716 @@
+// Products (SPEC "Products", DESIGN §3-4) through nginx: every endpoint's
+// body field by field, every validation error collected in one response,
+// partial updates, soft delete, the paginated and filtered list, tenant
+// isolation, auth and tenant-header checks, and the outbox events.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "stack.h"
+
+namespace ca::test {
+namespace {
+
+constexpr const char* kBase = "/api/v2/admin/products";
+
+// A fresh tenant of a freshly logged-in admin; each test gets its own.
+struct Scope {
+  std::string token;
+  int64_t tenant = 0;
+  std::string tid() const { return to_string(tenant); }
+  Call call(std::optional<std::string> body = std::nullopt) const {
+    return {.token = token, .tenant = tid(), .body = std::move(body)};
+  }
+};
+
+Scope fresh_scope(const std::string& token) {
+  return {.token = token, .tenant = create_tenant(token, unique("Catalog tenant"))};
+}
+
+std::string json_text(const std::string& s) {
+  Json v(cJSON_CreateString(s.c_str()));
+  return json_dump(v.get());
+}
+
+std::string repeat(const std::string& unit, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += unit;
+  return out;
+}
+
+// Exactly this JSON (same keys, same order, same values), after normalising both sides.
+void expect_body(const HttpResponse& r, long status, const std::string& expected) {
+  EXPECT_EQ(r.status, status) << r.body;
+  Json want = json_parse(expected);
+  ASSERT_TRUE(want) << "bad expected JSON in the test: " << expected;
+  ASSERT_TRUE(r.json) << "response is not JSON: " << r.body;
+  EXPECT_EQ(json_dump(r.json.get()), json_dump(want.get()));
+}
+
+// A 422 `{message, errors}` with exactly these errors.
+void expect_invalid(const HttpResponse& r, const std::string& errors) {
+  expect_body(r, 422, R"({"message":"The given data was invalid.","errors":)" + errors + "}");
+}
+
+const char* kNotFound = R"({"error":"Product not found"})";
+
+int64_t int_of(const cJSON* obj, const char* key) { return json_get_int(obj, key).value_or(-1); }
+
+struct Expected {
+  std::string name;
+  std::optional<std::string> description{};
+  double price = 0;
+  int64_t stock = 0;
+  std::optional<int64_t> category_id{};
+  bool published = true;
+};
+
+// Checks every field of a Product and that there are no others.
+void expect_product(const cJSON* p, const Expected& e) {
+  ASSERT_TRUE(cJSON_IsObject(p)) << json_dump(p);
+  EXPECT_EQ(cJSON_GetArraySize(p), 9) << json_dump(p);
+  EXPECT_GT(int_of(p, "id"), 0);
+  EXPECT_EQ(json_get_str(p, "name").value_or("<not a string>"), e.name);
+  if (e.description) {
+    EXPECT_EQ(json_get_str(p, "description").value_or("<not a string>"), *e.description);
+  } else {
+    EXPECT_TRUE(cJSON_IsNull(json_get(p, "description"))) << json_dump(p);
+  }
+  const cJSON* price = json_get(p, "price");
+  ASSERT_TRUE(cJSON_IsNumber(price)) << "price must be a JSON number: " << json_dump(p);
+  EXPECT_DOUBLE_EQ(price->valuedouble, e.price);
+  EXPECT_EQ(int_of(p, "stock"), e.stock);
+  if (e.category_id) {
+    EXPECT_EQ(int_of(p, "category_id"), *e.category_id);
+  } else {
+    EXPECT_TRUE(cJSON_IsNull(json_get(p, "category_id"))) << json_dump(p);
+  }
+  EXPECT_TRUE(cJSON_IsBool(json_get(p, "published")));
+  EXPECT_EQ(cJSON_IsTrue(json_get(p, "published")), e.published) << json_dump(p);
+  EXPECT_TRUE(is_timestamp(json_get(p, "created_at"))) << json_dump(p);
+  EXPECT_TRUE(is_timestamp(json_get(p, "updated_at"))) << json_dump(p);
+}
+
+HttpResponse create(const Scope& s, const std::string& body) {
+  HttpResponse r = http("POST", kBase, s.call(body));
+  EXPECT_EQ(r.status, 201) << body << " -> " << r.body;
+  return r;
+}
+
+int64_t create_id(const Scope& s, const std::string& body) { return create(s, body).integer("id"); }
+
+int64_t create_category(const Scope& s, const std::string& name) {
+  HttpResponse r =
+      http("POST", "/api/v2/admin/category/create", s.call("{\"name\":" + json_text(name) + "}"));
+  EXPECT_EQ(r.status, 201) << r.body;
+  return int_of(r["data"], "id");
+}
+
+std::string item(int64_t id) { return std::string(kBase) + "/" + to_string(id); }
+
+std::string one(const std::string& query) {
+  std::vector<std::string> rows = sql(query);
+  return rows.size() == 1 ? rows[0] : "<" + std::to_string(rows.size()) + " rows>";
+}
+
+// Everything stored for a tenant's catalog and events, to prove a request changed nothing.
+std::string tenant_snapshot(int64_t tenant) {
+  std::string t = to_string(tenant);
+  return one("SELECT coalesce(json_agg(c ORDER BY c.id)::text, '[]') FROM categories c "
+             "WHERE tenant_id = " +
+             t) +
+         one("SELECT coalesce(json_agg(p ORDER BY p.id)::text, '[]') FROM products p "
+             "WHERE tenant_id = " +
+             t) +
+         one("SELECT coalesce(json_agg(e ORDER BY e.id)::text, '[]') FROM events e "
+             "WHERE tenant_id = " +
+             t);
+}
+
+std::string row(const Scope& s, int64_t id, const std::string& columns) {
+  return one("SELECT " + columns + " FROM products WHERE tenant_id = " + s.tid() +
+             " AND id = " + to_string(id));
+}
+
+// The ids of one list page, in order.
+std::vector<int64_t> ids_of(const HttpResponse& r) {
+  std::vector<int64_t> out;
+  const cJSON* rows = json_get(r["data"], "data");
+  for (int i = 0; i < cJSON_GetArraySize(rows); ++i) {
+    out.push_back(int_of(cJSON_GetArrayItem(rows, i), "id"));
+  }
+  return out;
+}
+
+std::vector<int64_t> list_ids(const Scope& s, const std::string& query) {
+  HttpResponse r = http("GET", std::string(kBase) + query, s.call());
+  EXPECT_EQ(r.status, 200) << query << " -> " << r.body;
+  std::vector<int64_t> ids = ids_of(r);
+  EXPECT_EQ(int_of(r["data"], "total"), static_cast<int64_t>(ids.size())) << query;
+  return ids;
+}
+
+TEST(Products, CreateReturns201WithTheBareProductAndDefaults) {
+  Scope s = fresh_scope(admin_token());
+  HttpResponse r = create(s, R"({"name":"  Plain mug ","price":12.5})");
+  expect_product(r.json.get(), {.name = "Plain mug", .price = 12.5});
+  EXPECT_EQ(json_dump(r["created_at"]), json_dump(r["updated_at"]));
+  int64_t id = r.integer("id");
+  EXPECT_EQ(row(s, id,
+                "name || '|' || coalesce(description, 'null') || '|' || price || '|' || stock || "
+                "'|' || coalesce(category_id::text, 'null') || '|' || published || '|' || "
+                "(deleted_at IS NULL)"),
+            "Plain mug|null|12.50|0|null|true|true");
+  // The body is the bare product: price is a number in the JSON text.
+  EXPECT_NE(r.body.find("\"price\":12.5,"), std::string::npos) << r.body;
+}
+
+TEST(Products, CreateStoresEveryFieldAndIgnoresTenantIdInTheBody) {
+  std::string token = admin_token();
+  Scope s = fresh_scope(token);
+  Scope other = fresh_scope(token);
+  int64_t category = create_category(s, "Kitchen");
+  HttpResponse r =
+      create(s,
+             "{\"name\":\"Teapot\",\"description\":\"Porcelain\",\"price\":19.99,"
+             "\"stock\":7,\"category_id\":" +
+                 to_string(category) + ",\"published\":false,\"tenant_id\":" + other.tid() + "}");
+  expect_product(r.json.get(), {.name = "Teapot",
+                                .description = "Porcelain",
+                                .price = 19.99,
+                                .stock = 7,
+                                .category_id = category,
+                                .published = false});
+  int64_t id = r.integer("id");
+  EXPECT_EQ(row(s, id, "tenant_id::text || '|' || price || '|' || stock || '|' || published"),
+            s.tid() + "|19.99|7|false");
+  EXPECT_EQ(one("SELECT count(*) FROM products WHERE tenant_id = " + other.tid()), "0");
+  // The read returns exactly what the create returned.
+  HttpResponse read = http("GET", item(id), s.call());
+  EXPECT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(read.body, r.body);
+}
+
+TEST(Products, PriceIsStoredAsNumeric12_2AndReturnedAsAJsonNumber) {
+  Scope s = fresh_scope(admin_token());
+  struct Case {
+    const char* sent;
+    double value;
+    const char* json;
+    const char* stored;
+  };
+  for (const Case& c :
+       {Case{"0", 0, "0", "0.00"}, Case{"10", 10, "10", "10.00"}, Case{"0.1", 0.1, "0.1", "0.10"},
+        Case{"19.99", 19.99, "19.99", "19.99"}, Case{"1e2", 100, "100", "100.00"},
+        Case{"1234567890.12", 1234567890.12, "1234567890.12", "1234567890.12"},
+        Case{"9999999999.99", 9999999999.99, "9999999999.99", "9999999999.99"}}) {
+    SCOPED_TRACE(c.sent);
+    HttpResponse r = create(s, std::string(R"({"name":"Priced","price":)") + c.sent + "}");
+    expect_product(r.json.get(), {.name = "Priced", .price = c.value});
+    EXPECT_NE(r.body.find(std::string("\"price\":") + c.json + ","), std::string::npos) << r.body;
+    EXPECT_EQ(row(s, r.integer("id"), "price::text"), c.stored);
+  }
+  // The upper limits of stock too.
+  HttpResponse r = create(s, R"({"name":"Stocked","price":1,"stock":2147483647})");
+  EXPECT_EQ(r.integer("stock"), 2147483647) << r.body;
+}
+
+TEST(Products, CreateReportsEveryInvalidFieldAtOnceAndStoresNothing) {
+  std::string token = admin_token();
+  Scope s = fresh_scope(token);
+  Scope other = fresh_scope(token);
+  int64_t foreign_category = create_category(other, "Theirs");
+  std::string before = tenant_snapshot(s.tenant);
+
+  expect_invalid(
+      http("POST", kBase, s.call("{}")),
+      R"({"name":["The name field is required."],"price":["The price field is required."]})");
+  expect_invalid(
+      http("POST", kBase, s.call(R"({"name":null,"price":null})")),
+      R"({"name":["The name field is required."],"price":["The price field is required."]})");
+  expect_invalid(http("POST", kBase, s.call(R"({"name":"   ","price":1})")),
+                 R"({"name":["The name field is required."]})");
+  // Every field wrong at once: wrong types.
+  expect_invalid(
+      http("POST", kBase,
+           s.call(R"({"name":5,"description":[],"price":"12","stock":"3","category_id":"x",)"
+                  R"("published":"yes"})")),
+      R"({"name":["The name field must be a string."],)"
+      R"("description":["The description field must be a string."],)"
+      R"("price":["The price field must be a number."],)"
+      R"("stock":["The stock field must be an integer."],)"
+      R"("category_id":["The category_id field must be an integer."],)"
+      R"("published":["The published field must be true or false."]})");
+  // Every field wrong at once: out of range.
+  expect_invalid(
+      http("POST", kBase,
+           s.call("{\"name\":\"" + repeat("n", 256) + "\",\"description\":\"" + repeat("d", 10001) +
+                  "\",\"price\":-0.01,\"stock\":-1,\"category_id\":0,\"published\":null}")),
+      R"({"name":["The name field must not be greater than 255 characters."],)"
+      R"("description":["The description field must not be greater than 10000 characters."],)"
+      R"("price":["The price field must be at least 0."],)"
+      R"("stock":["The stock field must be at least 0."],)"
+      R"("category_id":["The category_id field must be at least 1."],)"
+      R"("published":["The published field must not be null."]})");
+  // Over the upper limits; 1e400 parses as infinity, which is not a number here.
+  expect_invalid(
+      http("POST", kBase, s.call(R"({"name":"x","price":10000000000,"stock":2147483648})")),
+      R"({"price":["The price field must not be greater than 9999999999.99."],)"
+      R"("stock":["The stock field must not be greater than 2147483647."]})");
+  expect_invalid(http("POST", kBase, s.call(R"({"name":"x","price":1e400,"stock":1.5})")),
+                 R"({"price":["The price field must be a number."],)"
+                 R"("stock":["The stock field must be an integer."]})");
+  expect_invalid(http("POST", kBase, s.call(R"({"name":"x","price":-1e400})")),
+                 R"({"price":["The price field must be a number."]})");
+  // Precision: at most 2 decimals, at any magnitude.
+  for (const char* price :
+       {"12.345", "0.001", "999999999.991", "1234567890.125", "9999999999.985"}) {
+    SCOPED_TRACE(price);
+    expect_invalid(
+        http("POST", kBase, s.call(std::string(R"({"name":"x","price":)") + price + "}")),
+        R"({"price":["The price field must have at most 2 decimal places."]})");
+  }
+  // Unknown category and another tenant's category, collected with the other errors.
+  expect_invalid(
+      http("POST", kBase, s.call(R"({"name":"","price":1.234,"category_id":123456789012})")),
+      R"({"name":["The name field is required."],)"
+      R"("price":["The price field must have at most 2 decimal places."],)"
+      R"("category_id":["The selected category_id is invalid."]})");
+  expect_invalid(http("POST", kBase,
+                      s.call("{\"name\":\"x\",\"price\":1,\"category_id\":" +
+                             to_string(foreign_category) + "}")),
+                 R"({"category_id":["The selected category_id is invalid."]})");
+  // A body that is not a JSON object.
+  for (const char* body : {"[1]", "\"text\"", "{", ""}) {
+    expect_body(http("POST", kBase, s.call(body)), 400,
+                R"({"error":"Request body must be a JSON object"})");
+  }
+  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+  EXPECT_EQ(one("SELECT count(*) FROM products WHERE tenant_id = " + other.tid()), "0");
+}
+
+TEST(Products, CreateAcceptsTheLengthLimitsInCharacters) {
+  Scope s = fresh_scope(admin_token());
+  std::string name = repeat("ü", 255);  // 510 bytes, 255 characters
+  std::string description = repeat("é", 10000);
+  HttpResponse r = create(s, "{\"name\":" + json_text(name) +
+                                 ",\"description\":" + json_text(description) + ",\"price\":1}");
+  expect_product(r.json.get(), {.name = name, .description = description, .price = 1});
+  EXPECT_EQ(row(s, r.integer("id"), "char_length(name) || '|' || char_length(description)"),
+            "255|10000");
+  expect_invalid(
+      http("POST", kBase,
+           s.call("{\"name\":" + json_text(repeat("ü", 256)) +
+                  ",\"description\":" + json_text(description + "é") + ",\"price\":1}")),
+      R"({"name":["The name field must not be greater than 255 characters."],)"
+      R"("description":["The description field must not be greater than 10000 characters."]})");
+}
+
+TEST(Products, ReadOfAMissingDeletedOrForeignProductIs404) {
+  std::string token = admin_token();
+  Scope s = fresh_scope(token);
+  Scope other = fresh_scope(token);
+  int64_t foreign = create_id(other, R"({"name":"Theirs","price":1})");
+  int64_t deleted = create_id(s, R"({"name":"Gone","price":1})");
+  ASSERT_EQ(http("DELETE", item(deleted), s.call()).status, 200);
+
+  expect_body(http("GET", item(foreign), s.call()), 404, kNotFound);
+  expect_body(http("GET", item(deleted), s.call()), 404, kNotFound);
+  expect_body(http("GET", item(9223372036854775807), s.call()), 404, kNotFound);
+  // The owner still reads its own.
+  EXPECT_EQ(http("GET", item(foreign), other.call()).status, 200);
+}
+
+TEST(Products, UpdateChangesOnlyTheSentFields) {
+  Scope s = fresh_scope(admin_token());
+  int64_t category = create_category(s, "Cups");
+  int64_t second_category = create_category(s, "Mugs");
+  HttpResponse created =
+      create(s,
+             "{\"name\":\"Cup\",\"description\":\"White\",\"price\":3.5,\"stock\":10,"
+             "\"category_id\":" +
+                 to_string(category) + ",\"published\":true}");
+  int64_t id = created.integer("id");
+  std::string columns =
+      "name || '|' || description || '|' || price || '|' || stock || '|' || category_id || '|' || "
+      "published || '|' || ca_ts(created_at)";
+  std::string created_at = created.str("created_at");
+  Expected e{.name = "Cup",
+             .description = "White",
+             .price = 3.5,
+             .stock = 10,
+             .category_id = category,
+             .published = true};
+
+  struct Step {
+    std::string body;
+    void (*apply)(Expected&, int64_t);
+  };
+  std::vector<Step> steps = {
+      {R"({"price":4.25})", [](Expected& x, int64_t) { x.price = 4.25; }},
+      {R"({"name":"  Big cup "})", [](Expected& x, int64_t) { x.name = "Big cup"; }},
+      {R"({"description":"Blue"})", [](Expected& x, int64_t) { x.description = "Blue"; }},
+      {R"({"stock":0})", [](Expected& x, int64_t) { x.stock = 0; }},
+      {R"({"published":false})", [](Expected& x, int64_t) { x.published = false; }},
+      {"{\"category_id\":" + to_string(second_category) + "}",
+       [](Expected& x, int64_t c) { x.category_id = c; }},
+      {R"({"tenant_id":1,"id":1,"created_at":"2000-01-01T00:00:00.000000Z"})",
+       [](Expected&, int64_t) {}},
+      {"{}", [](Expected&, int64_t) {}},
+  };
+  for (const Step& step : steps) {
+    SCOPED_TRACE(step.body);
+    step.apply(e, second_category);
+    HttpResponse r = http("POST", item(id), s.call(step.body));
+    EXPECT_EQ(r.status, 200) << r.body;
+    expect_product(r.json.get(), e);
+    EXPECT_EQ(r.integer("id"), id);
+    EXPECT_EQ(r.str("created_at"), created_at);
+    // What the database holds matches the response.
+    char price[32];
+    std::snprintf(price, sizeof price, "%.2f", e.price);
+    EXPECT_EQ(row(s, id, columns), e.name + "|" + *e.description + "|" + price + "|" +
+                                       std::to_string(e.stock) + "|" + to_string(*e.category_id) +
+                                       "|" + (e.published ? "true" : "false") + "|" + created_at);
+    // The read agrees with the update's answer.
+    EXPECT_EQ(http("GET", item(id), s.call()).body, r.body);
+  }
+  EXPECT_EQ(row(s, id, "tenant_id::text"), s.tid());
+  EXPECT_EQ(row(s, id, "updated_at > created_at"), "t");
+}
+
+TEST(Products, UpdateWithNullClearsDescriptionAndCategoryButNotRequiredFields) {
+  Scope s = fresh_scope(admin_token());
+  int64_t category = create_category(s, "Lamps");
+  int64_t id = create_id(s,
+                         "{\"name\":\"Lamp\",\"description\":\"Tall\",\"price\":40,\"stock\":2,"
+                         "\"category_id\":" +
+                             to_string(category) + ",\"published\":false}");
+  std::string before = tenant_snapshot(s.tenant);
+  expect_invalid(http("POST", item(id),
+                      s.call(R"({"name":null,"price":null,"stock":null,"published":null,)"
+                             R"("description":null,"category_id":null})")),
+                 R"({"name":["The name field must not be null."],)"
+                 R"("price":["The price field must not be null."],)"
+                 R"("stock":["The stock field must not be null."],)"
+                 R"("published":["The published field must not be null."]})");
+  EXPECT_EQ(tenant_snapshot(s.tenant), before);  // nothing was cleared either
+
+  HttpResponse cleared = http("POST", item(id), s.call(R"({"description":null})"));
+  EXPECT_EQ(cleared.status, 200) << cleared.body;
+  expect_product(
+      cleared.json.get(),
+      {.name = "Lamp", .price = 40, .stock = 2, .category_id = category, .published = false});
+  HttpResponse detached = http("POST", item(id), s.call(R"({"category_id":null})"));
+  EXPECT_EQ(detached.status, 200) << detached.body;
+  expect_product(detached.json.get(),
+                 {.name = "Lamp", .price = 40, .stock = 2, .published = false});
+  EXPECT_EQ(row(s, id, "(description IS NULL) || '|' || (category_id IS NULL)"), "true|true");
+}
+
+TEST(Products, UpdateValidationErrorsAreAllReportedAndChangeNothing) {
+  std::string token = admin_token();
+  Scope s = fresh_scope(token);
+  Scope other = fresh_scope(token);
+  int64_t foreign_category = create_category(other, "Theirs");
+  int64_t id = create_id(s, R"({"name":"Kept","price":2})");
+  std::string before = tenant_snapshot(s.tenant);
+
+  expect_invalid(
+      http(
+          "POST", item(id),
+          s.call("{\"name\":\"\",\"description\":1,\"price\":12.345,\"stock\":-3,\"category_id\":" +
+                 to_string(foreign_category) + ",\"published\":0}")),
+      R"({"name":["The name field must be at least 1 characters."],)"
+      R"("description":["The description field must be a string."],)"
+      R"("price":["The price field must have at most 2 decimal places."],)"
+      R"("stock":["The stock field must be at least 0."],)"
+      R"("published":["The published field must be true or false."],)"
+      R"("category_id":["The selected category_id is invalid."]})");
+  expect_invalid(http("POST", item(id), s.call(R"({"price":1e400,"category_id":123456789012})")),
+                 R"({"price":["The price field must be a number."],)"
+                 R"("category_id":["The selected category_id is invalid."]})");
+  expect_invalid(http("POST", item(id), s.call("{\"name\":" + json_text(repeat("x", 256)) + "}")),
+                 R"({"name":["The name field must not be greater than 255 characters."]})");
+  expect_body(http("POST", item(id), s.call("[]")), 400,
+              R"({"error":"Request body must be a JSON object"})");
+  // Validation comes before existence.
+  expect_invalid(http("POST", item(9223372036854775807), s.call(R"({"stock":-1})")),
+                 R"({"stock":["The stock field must be at least 0."]})");
+  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+}
+
+TEST(Products, DeleteIsSoftAndHidesTheProductEverywhere) {
+  Scope s = fresh_scope(admin_token());
+  int64_t kept = create_id(s, R"({"name":"Kept","price":1})");
+  int64_t id = create_id(s, R"({"name":"Doomed","price":1})");
+
+  expect_body(http("DELETE", item(id), s.call()), 200, R"({"message":"Product deleted"})");
+  // Still in the table, marked deleted.
+  EXPECT_EQ(row(s, id, "name || '|' || (deleted_at IS NOT NULL)"), "Doomed|true");
+
+  expect_body(http("GET", item(id), s.call()), 404, kNotFound);
+  expect_body(http("POST", item(id), s.call(R"({"name":"Revived"})")), 404, kNotFound);
+  expect_body(http("DELETE", item(id), s.call()), 404, kNotFound);
+  EXPECT_EQ(row(s, id, "name"), "Doomed");
+  EXPECT_EQ(list_ids(s, ""), std::vector<int64_t>{kept});
+  EXPECT_EQ(list_ids(s, "?q=doomed"), std::vector<int64_t>{});
+  EXPECT_EQ(list_ids(s, "?published=true"), std::vector<int64_t>{kept});
+  // One product.deleted, for the first delete only.
+  EXPECT_EQ(one("SELECT string_agg(payload->>'id', ',') FROM events WHERE tenant_id = " + s.tid() +
+                " AND type = 'product.deleted'"),
+            to_string(id));
+}
+
+TEST(Products, AnotherTenantsProductIs404OnEveryVerbAndStaysUnchanged) {
+  std::string token = admin_token();
+  Scope mine = fresh_scope(token);
+  Scope theirs = fresh_scope(token);  // the caller is a member of both
+  int64_t category = create_category(theirs, "Theirs");
+  int64_t foreign = create_id(theirs,
+                              "{\"name\":\"Theirs\",\"description\":\"d\",\"price\":5,\"stock\":1,"
+                              "\"category_id\":" +
+                                  to_string(category) + "}");
+  std::string before = tenant_snapshot(theirs.tenant);
+
+  expect_body(http("GET", item(foreign), mine.call()), 404, kNotFound);
+  expect_body(
+      http("POST", item(foreign),
+           mine.call(R"({"name":"Stolen","price":0,"description":null,"category_id":null})")),
+      404, kNotFound);
+  expect_body(http("DELETE", item(foreign), mine.call()), 404, kNotFound);
+  EXPECT_EQ(list_ids(mine, ""), std::vector<int64_t>{});
+  EXPECT_EQ(list_ids(mine, "?category_id=" + to_string(category)), std::vector<int64_t>{});
+
+  EXPECT_EQ(tenant_snapshot(theirs.tenant), before);
+  EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + mine.tid()), "0");
+}
+
+TEST(Products, ListIsPaginatedNewestFirst) {
+  Scope s = fresh_scope(admin_token());
+  expect_body(http("GET", kBase, s.call()), 200,
+              R"({"success":true,"data":{"data":[],"current_page":1,"last_page":1,)"
+              R"("per_page":15,"total":0}})");
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 23; ++i) {
+    ids.push_back(create_id(
+        s, "{\"name\":\"Item " + std::to_string(i) + "\",\"price\":" + std::to_string(i) + "}"));
+  }
+  std::vector<int64_t> newest_first(ids.rbegin(), ids.rend());
+
+  std::vector<int64_t> seen;
+  const size_t sizes[] = {10, 10, 3};
+  for (int page = 1; page <= 3; ++page) {
+    SCOPED_TRACE(page);
+    HttpResponse r =
+        http("GET", std::string(kBase) + "?per_page=10&page=" + std::to_string(page), s.call());
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(cJSON_GetArraySize(r.json.get()), 2);
+    EXPECT_TRUE(cJSON_IsTrue(r["success"]));
+    const cJSON* data = r["data"];
+    EXPECT_EQ(cJSON_GetArraySize(data), 5);
+    EXPECT_EQ(int_of(data, "current_page"), page);
+    EXPECT_EQ(int_of(data, "last_page"), 3);
+    EXPECT_EQ(int_of(data, "per_page"), 10);
+    EXPECT_EQ(int_of(data, "total"), 23);
+    std::vector<int64_t> page_ids = ids_of(r);
+    EXPECT_EQ(page_ids.size(), sizes[page - 1]);
+    seen.insert(seen.end(), page_ids.begin(), page_ids.end());
+    // Each row is a full product.
+    const cJSON* first = cJSON_GetArrayItem(json_get(data, "data"), 0);
+    int n = static_cast<int>(23 - (page - 1) * 10 - 1);
+    expect_product(first, {.name = "Item " + std::to_string(n), .price = static_cast<double>(n)});
+  }
+  EXPECT_EQ(seen, newest_first);
+
+  expect_body(http("GET", std::string(kBase) + "?per_page=10&page=4", s.call()), 200,
+              R"({"success":true,"data":{"data":[],"current_page":4,"last_page":3,)"
+              R"("per_page":10,"total":23}})");
+  HttpResponse clamped = http("GET", std::string(kBase) + "?per_page=1000", s.call());
+  EXPECT_EQ(int_of(clamped["data"], "per_page"), 100);
+  EXPECT_EQ(int_of(clamped["data"], "last_page"), 1);
+  EXPECT_EQ(ids_of(clamped), newest_first);
+  HttpResponse defaults = http("GET", kBase, s.call());
+  EXPECT_EQ(int_of(defaults["data"], "per_page"), 15);
+  EXPECT_EQ(int_of(defaults["data"], "last_page"), 2);
+  EXPECT_EQ(ids_of(defaults),
+            std::vector<int64_t>(newest_first.begin(), newest_first.begin() + 15));
+}
+
+TEST(Products, ListFiltersByCategoryPublishedAndNameWithLiteralWildcards) {
+  std::string token = admin_token();
+  Scope s = fresh_scope(token);
+  Scope other = fresh_scope(token);
+  int64_t shirts = create_category(s, "Shirts");
+  int64_t mugs = create_category(s, "Mugs");
+  std::string in_shirts = ",\"category_id\":" + to_string(shirts);
+  std::string in_mugs = ",\"category_id\":" + to_string(mugs);
+  int64_t cotton = create_id(s, "{\"name\":\"Shirt 100% Cotton\",\"price\":20" + in_shirts + "}");
+  int64_t threads = create_id(
+      s, "{\"name\":\"Shirt 1000 threads\",\"price\":30" + in_shirts + ",\"published\":false}");
+  int64_t underscore = create_id(s, "{\"name\":\"mug_large\",\"price\":5" + in_mugs + "}");
+  int64_t spaced = create_id(s, R"({"name":"MUG LARGE","price":6,"published":false})");
+  int64_t backslash = create_id(s, R"({"name":"C:\\temp mug","price":7})");
+  int64_t deleted = create_id(s, "{\"name\":\"Shirt deleted\",\"price\":1" + in_shirts + "}");
+  ASSERT_EQ(http("DELETE", item(deleted), s.call()).status, 200);
+  create_id(other, R"({"name":"Shirt 100% Cotton","price":20})");
+
+  using Ids = std::vector<int64_t>;
+  EXPECT_EQ(list_ids(s, "?category_id=" + to_string(shirts)), (Ids{threads, cotton}));
+  EXPECT_EQ(list_ids(s, "?category_id=" + to_string(mugs)), (Ids{underscore}));
+  EXPECT_EQ(list_ids(s, "?category_id=9223372036854775807"), Ids{});
+  for (const char* yes : {"true", "1"}) {
+    EXPECT_EQ(list_ids(s, std::string("?published=") + yes), (Ids{backslash, underscore, cotton}));
+  }
+  for (const char* no : {"false", "0"}) {
+    EXPECT_EQ(list_ids(s, std::string("?published=") + no), (Ids{spaced, threads}));
+  }
+  // q: case-insensitive substring; % _ and \ are literal characters.
+  EXPECT_EQ(list_ids(s, "?q=SHIRT"), (Ids{threads, cotton}));
+  EXPECT_EQ(list_ids(s, "?q=mug"), (Ids{backslash, spaced, underscore}));
+  EXPECT_EQ(list_ids(s, "?q=100%25"), (Ids{cotton}));
+  EXPECT_EQ(list_ids(s, "?q=%25"), (Ids{cotton}));
+  EXPECT_EQ(list_ids(s, "?q=0%25+c"), (Ids{cotton}));
+  EXPECT_EQ(list_ids(s, "?q=_"), (Ids{underscore}));
+  EXPECT_EQ(list_ids(s, "?q=mug_l"), (Ids{underscore}));
+  EXPECT_EQ(list_ids(s, "?q=%5C"), (Ids{backslash}));
+  EXPECT_EQ(list_ids(s, "?q=nothing"), Ids{});
+  EXPECT_EQ(list_ids(s, "?q="), (Ids{backslash, spaced, underscore, threads, cotton}));
+  // Filters combine, and with pagination.
+  EXPECT_EQ(list_ids(s, "?q=shirt&published=true&category_id=" + to_string(shirts)), (Ids{cotton}));
+  EXPECT_EQ(list_ids(s, "?q=mug&published=false"), (Ids{spaced}));
+  HttpResponse paged = http("GET", std::string(kBase) + "?q=mug&per_page=2&page=2", s.call());
+  EXPECT_EQ(ids_of(paged), (Ids{underscore}));
+  EXPECT_EQ(int_of(paged["data"], "total"), 3);
+  EXPECT_EQ(int_of(paged["data"], "last_page"), 2);
+}
+
+TEST(Products, ListRejectsInvalidFiltersAndPagesAllAtOnce) {
+  Scope s = fresh_scope(admin_token());
+  std::string positive = R"(["The category_id field must be a positive integer."])";
+  for (const char* bad : {"abc", "0", "-1", "1.5", "", "99999999999999999999"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid(http("GET", std::string(kBase) + "?category_id=" + bad, s.call()),
+                   R"({"category_id":)" + positive + "}");
+  }
+  for (const char* bad : {"yes", "", "TRUE", "2"}) {
+    SCOPED_TRACE(bad);
+    expect_invalid(http("GET", std::string(kBase) + "?published=" + bad, s.call()),
+                   R"({"published":["The published field must be true or false."]})");
+  }
+  expect_invalid(http("GET", std::string(kBase) + "?q=" + repeat("a", 256), s.call()),
+                 R"({"q":["The q field must be valid text of at most 255 characters."]})");
+  expect_invalid(http("GET", std::string(kBase) + "?q=%FF", s.call()),
+                 R"({"q":["The q field must be valid text of at most 255 characters."]})");
+  expect_invalid(http("GET",
+                      std::string(kBase) +
+                          "?page=0&per_page=x&category_id=x&published=x&q=" + repeat("a", 256),
+                      s.call()),
+                 R"({"page":["The page field must be an integer of at least 1."],)"
+                 R"("per_page":["The per_page field must be an integer of at least 1."],)"
+                 R"("category_id":)" +
+                     positive + "," +
+                     R"("q":["The q field must be valid text of at most 255 characters."],)"
+                     R"("published":["The published field must be true or false."]})");
+}
+
+TEST(Products, EventsAreWrittenForCreateUpdateAndDelete) {
+  Scope s = fresh_scope(admin_token());
+  int64_t id = create_id(s, R"({"name":"Evented","price":1.5})");
+  ASSERT_EQ(http("POST", item(id), s.call(R"({"price":2.25,"stock":4})")).status, 200);
+  // A refused update writes no event.
+  ASSERT_EQ(http("POST", item(id), s.call(R"({"price":-1})")).status, 422);
+  ASSERT_EQ(http("DELETE", item(id), s.call()).status, 200);
+  std::vector<std::string> events =
+      sql("SELECT type || '|' || (payload->>'id') || '|' || (payload->>'name') || '|' || "
+          "(payload->>'price') || '|' || (payload->>'stock') || '|' || "
+          "(payload ? 'created_at') FROM events WHERE tenant_id = " +
+          s.tid() + " ORDER BY id");
+  std::string sid = to_string(id);
+  EXPECT_EQ(events, (std::vector<std::string>{
+                        "product.created|" + sid + "|Evented|1.5|0|true",
+                        "product.updated|" + sid + "|Evented|2.25|4|true",
+                        "product.deleted|" + sid + "|Evented|2.25|4|true",
+                    }));
+  // The event payload is the product as the API returned it.
+  HttpResponse again = create(s, R"({"name":"Second","price":3})");
+  ASSERT_EQ(again.body.find('\''), std::string::npos);  // safe to quote below
+  EXPECT_EQ(one("SELECT payload = '" + again.body + "'::jsonb FROM events WHERE tenant_id = " +
+                s.tid() + " AND type = 'product.created' AND payload->>'id' = '" +
+                to_string(again.integer("id")) + "'"),
+            "t");
+}
+
+TEST(Products, AMemberCanUseEveryProductEndpoint) {
+  std::string admin = admin_token();
+  Scope s = fresh_scope(admin);
+  TestUser member = add_user(admin, s.tenant, "MEMBER");
+  Scope m{.token = member.token, .tenant = s.tenant};
+  int64_t id = create_id(m, R"({"name":"By member","price":9.99})");
+  HttpResponse read = http("GET", item(id), m.call());
+  EXPECT_EQ(read.status, 200) << read.body;
+  expect_product(read.json.get(), {.name = "By member", .price = 9.99});
+  HttpResponse updated = http("POST", item(id), m.call(R"({"stock":3})"));
+  EXPECT_EQ(updated.status, 200) << updated.body;
+  expect_product(updated.json.get(), {.name = "By member", .price = 9.99, .stock = 3});
+  EXPECT_EQ(list_ids(m, ""), std::vector<int64_t>{id});
+  expect_body(http("DELETE", item(id), m.call()), 200, R"({"message":"Product deleted"})");
+}
+
+TEST(Products, EveryEndpointChecksTokenThenTenantHeader) {
+  std::string admin = admin_token();
+  Scope s = fresh_scope(admin);
+  Scope stranger_tenant = fresh_scope(admin);
+  TestUser outsider = add_user(admin, stranger_tenant.tenant, "ADMIN");
+  int64_t id = create_id(s, R"({"name":"Guarded","price":1})");
+  std::string before = tenant_snapshot(s.tenant);
+  struct Endpoint {
+    const char* method;
+    std::string path;
+    std::optional<std::string> body;
+  };
+  std::vector<Endpoint> endpoints = {
+      {"GET", kBase, std::nullopt},       {"POST", kBase, R"({"name":"Intruder","price":1})"},
+      {"GET", item(id), std::nullopt},    {"POST", item(id), R"({"name":"Intruder"})"},
+      {"DELETE", item(id), std::nullopt},
+  };
+  for (const Endpoint& e : endpoints) {
+    SCOPED_TRACE(std::string(e.method) + " " + e.path);
+    HttpResponse no_token = http(e.method, e.path, {.tenant = s.tid(), .body = e.body});
+    expect_body(no_token, 401, R"({"error":"Unauthenticated"})");
+    EXPECT_EQ(no_token.headers["www-authenticate"], "Bearer");
+    expect_body(http(e.method, e.path, {.token = "not-a-token", .tenant = s.tid(), .body = e.body}),
+                401, R"({"error":"Unauthenticated"})");
+    expect_body(http(e.method, e.path, {.body = e.body}), 401, R"({"error":"Unauthenticated"})");
+    expect_body(http(e.method, e.path, {.token = s.token, .body = e.body}), 400,
+                R"({"error":"The X-Tenant-ID header is required"})");
+    for (const char* garbage : {"abc", "-1", "0", "1.5", "12abc"}) {
+      expect_body(http(e.method, e.path, {.token = s.token, .tenant = garbage, .body = e.body}),
+                  400, R"({"error":"X-Tenant-ID must be a positive integer tenant id"})");
+    }
+    expect_body(
+        http(e.method, e.path, {.token = outsider.token, .tenant = s.tid(), .body = e.body}), 403,
+        R"({"error":"You are not a member of this tenant"})");
+    expect_body(
+        http(e.method, e.path, {.token = s.token, .tenant = "9223372036854775807", .body = e.body}),
+        403, R"({"error":"You are not a member of this tenant"})");
+  }
+  // The tenant check comes before validation.
+  expect_body(http("POST", kBase, {.token = outsider.token, .tenant = s.tid(), .body = "{}"}), 403,
+              R"({"error":"You are not a member of this tenant"})");
+  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+}
+
+TEST(Products, UnknownMethodsAndNonIntegerIdsAreRoutedAway) {
+  Scope s = fresh_scope(admin_token());
+  HttpResponse wrong = http("PATCH", item(1), s.call("{}"));
+  EXPECT_EQ(wrong.status, 405) << wrong.body;
+  EXPECT_EQ(wrong.headers["allow"], "GET, POST, DELETE");
+  expect_body(http("GET", std::string(kBase) + "/abc", s.call()), 404, R"({"error":"Not found"})");
+  expect_body(http("GET", std::string(kBase) + "/0", s.call()), 404, R"({"error":"Not found"})");
+}
+
+}  // namespace
+}  // namespace ca::test

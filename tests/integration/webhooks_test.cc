@@ -1,0 +1,961 @@
+// Webhooks over the real stack: subscriptions (create, list, delete, roles,
+// validation) and deliveries made by commerce-admin-worker to a local
+// receiver: signature checked by an independent implementation, retries with
+// growing gaps, Retry-After, failure after the last attempt, several workers
+// at once, a worker killed mid-delivery, deletion, and the delivery-time
+// SSRF check.
+//
+// Some tests need to decide which worker takes a row. They pause the stack's
+// own worker with SIGSTOP (and SIGCONT it when done, also on failure) and
+// start their own `commerce-admin-worker --loop` processes with the stack's
+// environment ($CA_STATE_DIR/env). Nothing in the product has a test hook.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sodium.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "receiver.h"
+#include "stack.h"
+
+extern char** environ;
+
+namespace ca::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::regex kTimestamp(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$)");
+
+std::string webhooks_path(int64_t tenant) { return "/api/v2/admin/webhooks/" + to_string(tenant); }
+
+std::vector<std::string> keys(const cJSON* obj) {
+  std::vector<std::string> out;
+  for (const cJSON* c = obj ? obj->child : nullptr; c != nullptr; c = c->next) {
+    out.push_back(c->string);
+  }
+  return out;
+}
+
+std::string errors_of(const HttpResponse& r) { return json_dump(r["errors"]); }
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// A value the stack was started with, from $CA_STATE_DIR/env (scripts/run).
+std::optional<std::string> stack_env(const std::string& name) {
+  std::ifstream in(state_dir() + "/env");
+  std::string line, prefix = "export " + name + "=";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::string raw = line.substr(prefix.size()), value;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '\\' && i + 1 < raw.size()) ++i;  // printf %q escapes
+      value += raw[i];
+    }
+    return value;
+  }
+  return std::nullopt;
+}
+
+int max_attempts() { return std::stoi(stack_env("WEBHOOK_MAX_ATTEMPTS").value_or("10")); }
+
+// --- subscriptions and events ---------------------------------------------------
+
+struct Hook {
+  int64_t id = 0;
+  std::string secret;
+};
+
+Hook create_hook(const std::string& token, int64_t tenant, const std::string& url,
+                 const std::string& events = R"(["*"])") {
+  HttpResponse r =
+      http("POST", webhooks_path(tenant),
+           {.token = token, .body = R"({"url":")" + url + R"(","events":)" + events + "}"});
+  EXPECT_EQ(r.status, 201) << r.body;
+  return Hook{r.integer("id"), r.str("secret")};
+}
+
+// Emits member.role_updated (the cheapest event to produce).
+void set_role(const std::string& token, int64_t tenant, int64_t user, const std::string& role) {
+  HttpResponse r =
+      http("POST", "/api/v2/admin/team-members/" + to_string(tenant) + "/" + to_string(user),
+           {.token = token, .body = R"({"role":")" + role + R"("})"});
+  ASSERT_EQ(r.status, 200) << r.body;
+}
+
+HttpResponse deliveries(const std::string& token, int64_t tenant, const std::string& query = "") {
+  return http("GET", webhooks_path(tenant) + "/deliveries" + query, {.token = token});
+}
+
+// The delivery rows of one subscription, newest first (at most 100).
+HttpResponse hook_deliveries(const std::string& token, int64_t tenant, int64_t hook) {
+  HttpResponse r = deliveries(token, tenant, "?per_page=100&webhook_id=" + to_string(hook));
+  EXPECT_EQ(r.status, 200) << r.body;
+  return r;
+}
+
+// Polls the subscription's newest delivery until `status` (or the deadline).
+Json wait_delivery_status(const std::string& token, int64_t tenant, int64_t hook,
+                          const std::string& status, std::chrono::seconds timeout = 40s) {
+  auto deadline = Clock::now() + timeout;
+  std::string last;
+  while (Clock::now() < deadline) {
+    HttpResponse r = hook_deliveries(token, tenant, hook);
+    const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
+    if (first != nullptr) {
+      last = json_dump(first);
+      if (json_get_str(first, "status") == status) {
+        return Json(cJSON_Duplicate(first, true));
+      }
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  ADD_FAILURE() << "delivery of webhook " << hook << " did not become " << status
+                << "; last seen: " << last;
+  return nullptr;
+}
+
+std::string str_of(const cJSON* obj, const char* key) {
+  auto v = json_get_str(obj, key);
+  return v ? std::string(*v) : "<missing " + std::string(key) + ">";
+}
+
+// --- an independent Standard Webhooks verifier (libsodium directly) --------------
+
+// Checks `webhook-signature` the way a receiver would: key = base64-decoded
+// secret after "whsec_", MAC = HMAC-SHA256 over "{id}.{timestamp}.{body}",
+// any of the space-separated "v1,<base64>" entries may match, and the
+// timestamp must be within 5 minutes.
+::testing::AssertionResult signature_valid(const ReceivedRequest& req, const std::string& secret) {
+  auto header = [&](const char* name) {
+    auto it = req.headers.find(name);
+    return it == req.headers.end() ? std::string() : it->second;
+  };
+  std::string id = header("webhook-id"), ts = header("webhook-timestamp");
+  std::string sigs = header("webhook-signature");
+  if (id.empty() || ts.empty() || sigs.empty()) {
+    return ::testing::AssertionFailure() << "missing webhook-* headers";
+  }
+  if (secret.rfind("whsec_", 0) != 0) return ::testing::AssertionFailure() << "secret " << secret;
+  std::string b64 = secret.substr(6);
+  unsigned char key[64];
+  size_t key_len = 0;
+  if (sodium_base642bin(key, sizeof key, b64.data(), b64.size(), nullptr, &key_len, nullptr,
+                        sodium_base64_VARIANT_ORIGINAL) != 0 ||
+      key_len != crypto_auth_hmacsha256_KEYBYTES) {
+    return ::testing::AssertionFailure() << "secret is not base64 of 32 bytes: " << secret;
+  }
+  std::string signed_content = id + "." + ts + "." + req.body;
+  unsigned char mac[crypto_auth_hmacsha256_BYTES];
+  crypto_auth_hmacsha256(mac, reinterpret_cast<const unsigned char*>(signed_content.data()),
+                         signed_content.size(), key);
+  char expected[sodium_base64_ENCODED_LEN(crypto_auth_hmacsha256_BYTES,
+                                          sodium_base64_VARIANT_ORIGINAL)];
+  sodium_bin2base64(expected, sizeof expected, mac, sizeof mac, sodium_base64_VARIANT_ORIGINAL);
+  long long sent = std::atoll(ts.c_str());
+  long long now = static_cast<long long>(std::time(nullptr));
+  if (sent < now - 300 || sent > now + 300) {
+    return ::testing::AssertionFailure() << "webhook-timestamp " << ts << " is not near " << now;
+  }
+  std::istringstream entries(sigs);
+  std::string entry;
+  while (entries >> entry) {
+    if (entry == std::string("v1,") + expected) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "signature " << sigs << " != v1," << expected;
+}
+
+// --- worker processes -------------------------------------------------------------
+
+// The workers of this stack that this test did not start (the stack's own
+// `commerce-admin-worker --loop`): worker processes whose DATABASE_URL is
+// this stack's and whose parent is not this process.
+std::vector<pid_t> find_stack_workers() {
+  std::string marker = "DATABASE_URL=host=" + state_dir() + "/run ";
+  std::vector<pid_t> found;
+  DIR* proc = opendir("/proc");
+  while (dirent* e = proc ? readdir(proc) : nullptr) {
+    pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::string base = std::string("/proc/") + e->d_name;
+    std::ifstream cmd(base + "/cmdline");
+    std::string argv0;
+    std::getline(cmd, argv0, '\0');
+    const std::string name = "/commerce-admin-worker";
+    if (argv0.size() < name.size() ||
+        argv0.compare(argv0.size() - name.size(), name.size(), name) != 0) {
+      continue;
+    }
+    std::ifstream stat(base + "/stat");
+    std::string pid_text, comm, state;
+    long ppid = 0;
+    stat >> pid_text >> comm >> state >> ppid;
+    if (ppid == getpid()) continue;
+    std::ifstream env(base + "/environ");
+    std::string var;
+    bool ours = false;
+    while (std::getline(env, var, '\0')) ours = ours || var.rfind(marker, 0) == 0;
+    if (ours) found.push_back(pid);
+  }
+  if (proc) closedir(proc);
+  return found;
+}
+
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_text, comm;
+  char state = '?';
+  stat >> pid_text >> comm >> state;
+  return state;
+}
+
+// Keeps the stack's worker stopped (SIGSTOP) for the scope, so rows stay
+// pending until this test's own workers or a resume() take them.
+class StackWorkerPause {
+ public:
+  StackWorkerPause() : pids_(find_stack_workers()) {
+    EXPECT_FALSE(pids_.empty()) << "the stack's worker process was not found";
+    for (pid_t pid : pids_) {
+      kill(pid, SIGSTOP);
+      auto deadline = Clock::now() + 5s;
+      while (process_state(pid) != 'T' && Clock::now() < deadline) {
+        std::this_thread::sleep_for(5ms);
+      }
+      EXPECT_EQ(process_state(pid), 'T') << "the stack's worker " << pid << " did not stop";
+    }
+  }
+  ~StackWorkerPause() { resume(); }
+  StackWorkerPause(const StackWorkerPause&) = delete;
+  StackWorkerPause& operator=(const StackWorkerPause&) = delete;
+  void resume() {
+    for (pid_t pid : pids_) kill(pid, SIGCONT);
+    pids_.clear();
+  }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// A `commerce-admin-worker --loop` of this test, with the stack's environment
+// plus `overrides`; its log goes to $CA_STATE_DIR/log/test-worker-<pid>.log.
+class WorkerProcess {
+ public:
+  explicit WorkerProcess(const std::map<std::string, std::string>& overrides = {}) {
+    log_ = state_dir() + "/log/test-worker-" + std::to_string(getpid()) + "-" +
+           std::to_string(++counter_) + ".log";
+    std::string script = ". \"$0\"; ";
+    // Sanitizer builds report into the stack's log dir, where scripts/test looks.
+    script += "export ASAN_OPTIONS=log_path=" + state_dir() +
+              "/log/asan:detect_leaks=1 UBSAN_OPTIONS=log_path=" + state_dir() +
+              "/log/ubsan:print_stacktrace=1:halt_on_error=1; ";
+    for (const auto& [k, v] : overrides) script += "export " + k + "=" + v + "; ";
+    script += "exec commerce-admin-worker --loop 2>>\"$1\"";
+    std::string env_file = state_dir() + "/env";
+    std::vector<std::string> args = {"/bin/bash", "-c", script, env_file, log_};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // fork + execve only (nothing else between them: this process has threads).
+    pid_ = fork();
+    if (pid_ == 0) {
+      // Dies with this test, whatever way it ends, so no worker outlives it.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      execve("/bin/bash", argv.data(), environ);
+      _exit(127);
+    }
+    if (pid_ < 0) {
+      ADD_FAILURE() << "cannot start a worker";
+      pid_ = 0;
+    }
+  }
+  ~WorkerProcess() { stop(); }
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // SIGTERM: the worker finishes its pass (in-flight deliveries included) and exits.
+  void stop() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    auto deadline = Clock::now() + 40s;
+    int status = 0;
+    while (waitpid(pid_, &status, WNOHANG) == 0) {
+      if (Clock::now() > deadline) {
+        ADD_FAILURE() << "worker " << pid_ << " did not stop on SIGTERM";
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    pid_ = 0;
+  }
+  void kill_now() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+  // Rows this worker reported as processed ("webhook deliveries: N processed").
+  int processed() const {
+    std::ifstream in(log_);
+    std::string line;
+    int total = 0;
+    const std::string marker = "webhook deliveries: ";
+    while (std::getline(in, line)) {
+      size_t at = line.find(marker);
+      if (at != std::string::npos) total += std::atoi(line.c_str() + at + marker.size());
+    }
+    return total;
+  }
+
+ private:
+  static inline int counter_ = 0;
+  pid_t pid_ = 0;
+  std::string log_;
+};
+
+// A port on 127.0.0.1 that refuses connections: bound, never listening.
+class DeadPort {
+ public:
+  DeadPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    socklen_t len = sizeof addr;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~DeadPort() { close(fd_); }
+  DeadPort(const DeadPort&) = delete;
+  DeadPort& operator=(const DeadPort&) = delete;
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hook"; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+class WebhooksTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (sodium_init() < 0) std::abort();
+    // The receiver may answer a worker that was killed meanwhile.
+    signal(SIGPIPE, SIG_IGN);
+  }
+};
+
+// ---------------------------------------------------------------------------------
+// Subscriptions
+// ---------------------------------------------------------------------------------
+
+TEST_F(WebhooksTest, CreateReturnsTheSubscriptionWithItsSecretOnce) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  HttpResponse r = http(
+      "POST", webhooks_path(tenant),
+      {.token = admin,
+       .body =
+           R"({"url":"https://hooks.example.com/in?src=ca","events":["order.created","user.registered"],)"
+           R"("description":"  ERP sync  "})"});
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(keys(r.json.get()), (std::vector<std::string>{"id", "url", "events", "description",
+                                                          "is_active", "created_at", "secret"}));
+  EXPECT_GT(r.integer("id"), 0);
+  EXPECT_EQ(r.str("url"), "https://hooks.example.com/in?src=ca");
+  EXPECT_EQ(json_dump(r["events"]), R"(["order.created","user.registered"])");
+  EXPECT_EQ(r.str("description"), "ERP sync");
+  EXPECT_TRUE(cJSON_IsTrue(r["is_active"]));
+  EXPECT_TRUE(std::regex_match(r.str("created_at"), kTimestamp)) << r.str("created_at");
+  std::string secret = r.str("secret");
+  ASSERT_EQ(secret.rfind("whsec_", 0), 0u) << secret;
+  unsigned char key[64];
+  size_t len = 0;
+  ASSERT_EQ(sodium_base642bin(key, sizeof key, secret.data() + 6, secret.size() - 6, nullptr, &len,
+                              nullptr, sodium_base64_VARIANT_ORIGINAL),
+            0);
+  EXPECT_EQ(len, 32u);
+
+  // The list shows it without the secret.
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(keys(list.json.get()),
+            (std::vector<std::string>{"data", "current_page", "last_page", "per_page", "total"}));
+  EXPECT_EQ(list.integer("total"), 1);
+  EXPECT_EQ(list.integer("current_page"), 1);
+  EXPECT_EQ(list.integer("last_page"), 1);
+  EXPECT_EQ(list.integer("per_page"), 15);
+  const cJSON* item = cJSON_GetArrayItem(list["data"], 0);
+  EXPECT_EQ(keys(item), (std::vector<std::string>{"id", "url", "events", "description", "is_active",
+                                                  "created_at"}));
+  EXPECT_EQ(json_get_int(item, "id"), r.integer("id"));
+  EXPECT_EQ(str_of(item, "created_at"), r.str("created_at"));
+  EXPECT_EQ(list.body.find("whsec_"), std::string::npos);
+}
+
+TEST_F(WebhooksTest, CreateWithoutDescriptionAndWithTheWildcard) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  HttpResponse r = http("POST", webhooks_path(tenant),
+                        {.token = admin, .body = R"({"url":"http://example.com","events":["*"]})"});
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_TRUE(cJSON_IsNull(r["description"]));
+  EXPECT_EQ(json_dump(r["events"]), R"(["*"])");
+}
+
+TEST_F(WebhooksTest, CreateReportsEveryInvalidField) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  auto post = [&](const std::string& body) {
+    return http("POST", webhooks_path(tenant), {.token = admin, .body = body});
+  };
+  HttpResponse empty = post("{}");
+  ASSERT_EQ(empty.status, 422) << empty.body;
+  EXPECT_EQ(empty.str("message"), "The given data was invalid.");
+  EXPECT_EQ(errors_of(empty), R"({"url":["The url field is required."],)"
+                              R"("events":["The events field is required."]})");
+
+  HttpResponse types = post(R"({"url":5,"events":"order.created","description":7})");
+  ASSERT_EQ(types.status, 422) << types.body;
+  EXPECT_EQ(errors_of(types), R"({"url":["The url field must be a string."],)"
+                              R"("events":["The events field must be an array."],)"
+                              R"("description":["The description field must be a string."]})");
+
+  HttpResponse items = post(
+      R"({"url":"http://example.com/","events":["order.created","order.shipped",3,"order.created"]})");
+  ASSERT_EQ(items.status, 422) << items.body;
+  EXPECT_EQ(errors_of(items), R"({"events.1":["The selected events.1 is invalid."],)"
+                              R"("events.2":["The events.2 field must be a string."],)"
+                              R"("events.3":["The events.3 field has a duplicate value."]})");
+
+  HttpResponse none = post(R"({"url":"http://example.com/","events":[]})");
+  ASSERT_EQ(none.status, 422) << none.body;
+  EXPECT_EQ(errors_of(none), R"({"events":["The events field must contain at least 1 item."]})");
+
+  HttpResponse long_desc = post(R"({"url":"http://example.com/","events":["*"],"description":")" +
+                                std::string(501, 'd') + "\"}");
+  ASSERT_EQ(long_desc.status, 422) << long_desc.body;
+  EXPECT_EQ(
+      errors_of(long_desc),
+      R"({"description":["The description field must not be greater than 500 characters."]})");
+
+  HttpResponse not_json = post("[1]");
+  EXPECT_EQ(not_json.status, 400) << not_json.body;
+  EXPECT_EQ(not_json.str("error"), "Request body must be a JSON object");
+
+  // Nothing was created.
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  EXPECT_EQ(list.integer("total"), 0) << list.body;
+}
+
+TEST_F(WebhooksTest, CreateRefusesUrlsThatAreNotAbsoluteHttp) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  const std::pair<std::string, std::string> cases[] = {
+      {"ftp://example.com/in", "The url field must use http or https."},
+      {"file:///etc/passwd", "The url field must use http or https."},
+      {"javascript:alert(1)",
+       "The url field must be an absolute URL starting with http:// or https://."},
+      {"example.com/hook",
+       "The url field must be an absolute URL starting with http:// or https://."},
+      {"http://", "The url field must name a host."},
+      {"http://exa_mple..com/", "The url field must have a valid host name."},
+      {"http://example.com:99999/", "The url field must have a port from 1 to 65535."},
+      {"http://user:secret@example.com/",
+       "The url field must not contain a user name or password."},
+      {"http://example.com/#part", "The url field must not contain a fragment (#...)."},
+      {"http://exa mple.com/",
+       "The url field must not contain spaces, control characters or non-ASCII characters."},
+      {"http://[::1/", "The url field must have a valid IPv6 address in brackets."},
+      {"", "The url field is required."},
+  };
+  for (const auto& [url, message] : cases) {
+    Json body = json_object();
+    json_add_str(body.get(), "url", url);
+    json_add(body.get(), "events", Json(cJSON_Parse(R"(["*"])")));
+    HttpResponse r =
+        http("POST", webhooks_path(tenant), {.token = admin, .body = json_dump(body.get())});
+    ASSERT_EQ(r.status, 422) << url << ": " << r.body;
+    EXPECT_EQ(errors_of(r), R"({"url":[")" + message + R"("]})") << url;
+  }
+  std::string too_long = "https://example.com/" + std::string(2029, 'a');
+  HttpResponse r =
+      http("POST", webhooks_path(tenant),
+           {.token = admin, .body = R"({"url":")" + too_long + R"(","events":["*"]})"});
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(errors_of(r), R"({"url":["The url field must not be greater than 2048 characters."]})");
+  std::string longest = "https://example.com/" + std::string(2028, 'a');
+  r = http("POST", webhooks_path(tenant),
+           {.token = admin, .body = R"({"url":")" + longest + R"(","events":["*"]})"});
+  EXPECT_EQ(r.status, 201) << r.body.substr(0, 200);
+}
+
+TEST_F(WebhooksTest, EveryOperationNeedsAnAdminOfAnExistingTenant) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  std::string stranger = add_user(admin, create_tenant(admin), "ADMIN").token;
+  Hook hook = create_hook(admin, tenant, "http://example.com/hook");
+  const std::string body = R"({"url":"http://example.com/x","events":["*"]})";
+  struct Op {
+    const char* method;
+    std::string path;
+    std::optional<std::string> body;
+  };
+  const Op ops[] = {
+      {"GET", webhooks_path(tenant), std::nullopt},
+      {"POST", webhooks_path(tenant), body},
+      {"DELETE", webhooks_path(tenant) + "?id=" + to_string(hook.id), std::nullopt},
+      {"GET", webhooks_path(tenant) + "/deliveries", std::nullopt},
+  };
+  for (const Op& op : ops) {
+    SCOPED_TRACE(std::string(op.method) + " " + op.path);
+    HttpResponse anon = http(op.method, op.path, {.body = op.body});
+    EXPECT_EQ(anon.status, 401);
+    EXPECT_EQ(anon.str("error"), "Unauthenticated");
+    HttpResponse as_member = http(op.method, op.path, {.token = member.token, .body = op.body});
+    EXPECT_EQ(as_member.status, 403) << as_member.body;
+    EXPECT_EQ(as_member.str("error"), "This action requires the ADMIN role");
+    HttpResponse as_stranger = http(op.method, op.path, {.token = stranger, .body = op.body});
+    EXPECT_EQ(as_stranger.status, 403) << as_stranger.body;
+    EXPECT_EQ(as_stranger.str("error"), "You are not a member of this tenant");
+  }
+  HttpResponse missing = http("GET", "/api/v2/admin/webhooks/999999999", {.token = admin});
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.str("error"), "Tenant not found");
+  // The member's attempts changed nothing.
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  EXPECT_EQ(list.integer("total"), 1) << list.body;
+}
+
+TEST_F(WebhooksTest, DeleteNeedsTheIdOfOneOfTheTenantsWebhooks) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  int64_t other_tenant = create_tenant(admin);
+  Hook keep = create_hook(admin, tenant, "http://example.com/keep");
+  Hook gone = create_hook(admin, tenant, "http://example.com/gone");
+  Hook foreign = create_hook(admin, other_tenant, "http://example.com/foreign");
+
+  HttpResponse no_id = http("DELETE", webhooks_path(tenant), {.token = admin});
+  ASSERT_EQ(no_id.status, 422) << no_id.body;
+  EXPECT_EQ(no_id.str("message"), "The given data was invalid.");
+  EXPECT_EQ(errors_of(no_id), R"({"id":["The id field is required."]})");
+  HttpResponse bad_id = http("DELETE", webhooks_path(tenant) + "?id=abc", {.token = admin});
+  ASSERT_EQ(bad_id.status, 422) << bad_id.body;
+  EXPECT_EQ(errors_of(bad_id), R"({"id":["The id field must be a positive integer."]})");
+
+  HttpResponse cross =
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(foreign.id), {.token = admin});
+  EXPECT_EQ(cross.status, 404) << cross.body;
+  EXPECT_EQ(cross.str("error"), "Webhook not found");
+
+  HttpResponse ok =
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(gone.id), {.token = admin});
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(ok.body, R"({"message":"Webhook deleted"})");
+  HttpResponse again =
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(gone.id), {.token = admin});
+  EXPECT_EQ(again.status, 404) << again.body;
+  EXPECT_EQ(again.str("error"), "Webhook not found");
+
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  ASSERT_EQ(list.status, 200);
+  EXPECT_EQ(list.integer("total"), 1);
+  EXPECT_EQ(json_get_int(cJSON_GetArrayItem(list["data"], 0), "id"), keep.id);
+  // The other tenant's webhook is untouched.
+  HttpResponse other = http("GET", webhooks_path(other_tenant), {.token = admin});
+  EXPECT_EQ(other.integer("total"), 1);
+  EXPECT_EQ(sql("SELECT is_active::text || ' ' || (deleted_at IS NOT NULL)::text FROM webhooks "
+                "WHERE tenant_id = " +
+                to_string(tenant) + " AND id = " + to_string(gone.id)),
+            (std::vector<std::string>{"false true"}));
+}
+
+TEST_F(WebhooksTest, DeliveriesListValidatesItsFilters) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  HttpResponse bad_status = deliveries(admin, tenant, "?status=sent");
+  ASSERT_EQ(bad_status.status, 422) << bad_status.body;
+  EXPECT_EQ(errors_of(bad_status), R"({"status":["The selected status is invalid."]})");
+  HttpResponse bad_both = deliveries(admin, tenant, "?status=x&webhook_id=0");
+  ASSERT_EQ(bad_both.status, 422) << bad_both.body;
+  EXPECT_EQ(errors_of(bad_both),
+            R"({"webhook_id":["The webhook_id field must be a positive integer."],)"
+            R"("status":["The selected status is invalid."]})");
+  HttpResponse bad_page = deliveries(admin, tenant, "?page=0");
+  EXPECT_EQ(bad_page.status, 422) << bad_page.body;
+  HttpResponse empty = deliveries(admin, tenant);
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_EQ(empty.body, R"({"data":[],"current_page":1,"last_page":1,"per_page":15,"total":0})");
+}
+
+// ---------------------------------------------------------------------------------
+// Deliveries
+// ---------------------------------------------------------------------------------
+
+TEST_F(WebhooksTest, DeliveryCarriesTheEventAndAStandardWebhooksSignature) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  Hook other = create_hook(admin, tenant, receiver.url("/other"), R"(["order.created"])");
+  int64_t admin_id =
+      std::stoll(sql("SELECT id FROM users WHERE email = '" + admin_email() + "'")[0]);
+
+  TestUser user = add_user(admin, tenant, "MEMBER");
+  ASSERT_TRUE(receiver.wait_for(1, 30s)) << "no delivery arrived";
+  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  ASSERT_TRUE(record);
+  ReceivedRequest req = receiver.requests()[0];
+
+  EXPECT_EQ(req.method, "POST");
+  EXPECT_EQ(req.path, "/hook");
+  EXPECT_EQ(req.headers["content-type"], "application/json");
+  EXPECT_EQ(req.headers["user-agent"], "commerce-admin-webhooks");
+  int64_t delivery_id = json_get_int(record.get(), "id").value_or(-1);
+  EXPECT_EQ(req.headers["webhook-id"], "msg_" + to_string(tenant) + "_" + to_string(delivery_id));
+  EXPECT_TRUE(signature_valid(req, hook.secret));
+  EXPECT_FALSE(signature_valid(req, other.secret));
+
+  Json body = json_parse(req.body);
+  ASSERT_TRUE(body) << req.body;
+  EXPECT_EQ(keys(body.get()),
+            (std::vector<std::string>{"event", "tenant_id", "timestamp", "data"}));
+  EXPECT_EQ(str_of(body.get(), "event"), "user.registered");
+  int64_t tenant_in_body = 0;
+  EXPECT_TRUE(json_is_integer(json_get(body.get(), "tenant_id"), &tenant_in_body));
+  EXPECT_EQ(tenant_in_body, tenant);
+  int64_t event_id = json_get_int(record.get(), "event_id").value_or(-1);
+  EXPECT_EQ(str_of(body.get(), "timestamp"),
+            sql("SELECT ca_ts(created_at) FROM events WHERE tenant_id = " + to_string(tenant) +
+                " AND id = " + to_string(event_id))[0]);
+  const cJSON* data = json_get(body.get(), "data");
+  // The payload is stored as jsonb, which keeps its own key order.
+  std::vector<std::string> data_keys = keys(data);
+  std::sort(data_keys.begin(), data_keys.end());
+  EXPECT_EQ(data_keys,
+            (std::vector<std::string>{"email", "invited_by", "name", "role", "user_id"}));
+  EXPECT_EQ(json_get_int(data, "user_id"), user.id);
+  EXPECT_EQ(str_of(data, "name"), "Test User");
+  EXPECT_EQ(str_of(data, "email"), user.email);
+  EXPECT_EQ(str_of(data, "role"), "MEMBER");
+  EXPECT_EQ(json_get_int(data, "invited_by"), admin_id);
+
+  // The delivery record.
+  EXPECT_EQ(keys(record.get()),
+            (std::vector<std::string>{"id", "webhook_id", "event_id", "message_id", "event", "url",
+                                      "status", "attempts", "next_attempt_at", "last_attempt_at",
+                                      "response_status", "error", "created_at", "delivered_at"}));
+  EXPECT_EQ(json_get_int(record.get(), "webhook_id"), hook.id);
+  EXPECT_EQ(str_of(record.get(), "message_id"), req.headers["webhook-id"]);
+  EXPECT_EQ(str_of(record.get(), "event"), "user.registered");
+  EXPECT_EQ(str_of(record.get(), "url"), receiver.url());
+  EXPECT_EQ(json_get_int(record.get(), "attempts"), 1);
+  EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "next_attempt_at")));
+  EXPECT_TRUE(std::regex_match(str_of(record.get(), "last_attempt_at"), kTimestamp));
+  EXPECT_EQ(json_get_int(record.get(), "response_status"), 200);
+  EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "error")));
+  EXPECT_TRUE(std::regex_match(str_of(record.get(), "created_at"), kTimestamp));
+  EXPECT_TRUE(std::regex_match(str_of(record.get(), "delivered_at"), kTimestamp));
+
+  // The order.created subscription got no row for this event: one row per
+  // matching subscription, in the event's own transaction.
+  EXPECT_EQ(hook_deliveries(admin, tenant, other.id).integer("total"), 0);
+  EXPECT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), 1);
+  EXPECT_EQ(receiver.requests().size(), 1u);
+}
+
+TEST_F(WebhooksTest, FailingReceiverIsRetriedWithGrowingGapsUntilItAnswers2xx) {
+  ASSERT_GE(max_attempts(), 3) << "needs WEBHOOK_MAX_ATTEMPTS >= 3";
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  receiver.script({{.status = 500}, {.status = 500}, {.status = 204, .body = ""}});
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  add_user(admin, tenant, "MEMBER");
+
+  // After the first failure the record says so and stays pending.
+  ASSERT_TRUE(receiver.wait_for(1, 30s));
+  auto deadline = Clock::now() + 20s;
+  std::vector<std::string> row;
+  while (Clock::now() < deadline) {
+    row =
+        sql("SELECT status || '|' || response_status || '|' || error || '|' || attempts "
+            "FROM webhook_deliveries WHERE tenant_id = " +
+            to_string(tenant) + " AND error IS NOT NULL");
+    if (!row.empty()) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(row.size(), 1u);
+  EXPECT_TRUE(row[0] == "pending|500|HTTP 500|1" || row[0] == "pending|500|HTTP 500|2") << row[0];
+
+  ASSERT_TRUE(receiver.wait_for(3, 40s)) << receiver.requests().size() << " attempts arrived";
+  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  ASSERT_TRUE(record);
+  std::vector<ReceivedRequest> reqs = receiver.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  for (const ReceivedRequest& r : reqs) {
+    EXPECT_EQ(r.headers.at("webhook-id"), str_of(record.get(), "message_id"));
+    EXPECT_EQ(r.body, reqs[0].body);
+    EXPECT_TRUE(signature_valid(r, hook.secret));
+  }
+  double gap1 = seconds(reqs[1].at - reqs[0].at), gap2 = seconds(reqs[2].at - reqs[1].at);
+  // Backoff with base 1 s: about 1 s, then about 2 s (at most 20% shorter).
+  EXPECT_GE(gap1, 0.75) << gap1;
+  EXPECT_GT(gap2, gap1) << gap1 << " then " << gap2;
+  EXPECT_GE(gap2, 1.55) << gap2;
+  std::printf("retry gaps: %.2f s, %.2f s\n", gap1, gap2);
+
+  EXPECT_EQ(json_get_int(record.get(), "attempts"), 3);
+  EXPECT_EQ(json_get_int(record.get(), "response_status"), 204);
+  EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "error")));
+  EXPECT_TRUE(std::regex_match(str_of(record.get(), "delivered_at"), kTimestamp));
+}
+
+TEST_F(WebhooksTest, DeadReceiverEndsFailedAfterTheLastAttempt) {
+  int max = max_attempts();
+  ASSERT_LE(max, 4) << "the stack must run with a small WEBHOOK_MAX_ATTEMPTS (scripts/test: 3)";
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  DeadPort dead;
+  Hook hook = create_hook(admin, tenant, dead.url(), R"(["user.registered"])");
+  add_user(admin, tenant, "MEMBER");
+
+  Json record = wait_delivery_status(admin, tenant, hook.id, "failed", 60s);
+  ASSERT_TRUE(record);
+  EXPECT_EQ(json_get_int(record.get(), "attempts"), max);
+  EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "response_status")));
+  std::string error = str_of(record.get(), "error");
+  EXPECT_NE(error.find("onnect"), std::string::npos) << error;  // "Couldn't connect", "refused"
+  EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "next_attempt_at")));
+  EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "delivered_at")));
+  EXPECT_TRUE(std::regex_match(str_of(record.get(), "last_attempt_at"), kTimestamp));
+  HttpResponse failed = deliveries(admin, tenant, "?status=failed");
+  EXPECT_EQ(failed.integer("total"), 1) << failed.body;
+  HttpResponse pending = deliveries(admin, tenant, "?status=pending");
+  EXPECT_EQ(pending.integer("total"), 0) << pending.body;
+}
+
+TEST_F(WebhooksTest, RetryAfterOf429And503IsHonoured) {
+  ASSERT_GE(max_attempts(), 3) << "needs WEBHOOK_MAX_ATTEMPTS >= 3";
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  receiver.script({{.status = 429, .headers = {"Retry-After: 2"}},
+                   {.status = 503, .headers = {"Retry-After: 3"}},
+                   {.status = 200}});
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  add_user(admin, tenant, "MEMBER");
+  ASSERT_TRUE(receiver.wait_for(3, 40s)) << receiver.requests().size() << " attempts arrived";
+  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  ASSERT_TRUE(record);
+  std::vector<ReceivedRequest> reqs = receiver.requests();
+  double gap1 = seconds(reqs[1].at - reqs[0].at), gap2 = seconds(reqs[2].at - reqs[1].at);
+  // Without Retry-After these would be about 1 s and 2 s.
+  EXPECT_GE(gap1, 1.95) << gap1;
+  EXPECT_GE(gap2, 2.95) << gap2;
+  std::printf("Retry-After gaps: %.2f s, %.2f s\n", gap1, gap2);
+  EXPECT_EQ(json_get_int(record.get(), "attempts"), 3);
+}
+
+TEST_F(WebhooksTest, SeveralWorkersDeliverEachRowExactlyOnce) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  StackWorkerPause pause;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
+  // 30 due rows at once, then three workers race for them.
+  constexpr int kRows = 30;
+  for (int i = 0; i < kRows; ++i) set_role(admin, tenant, member.id, i % 2 ? "MEMBER" : "ADMIN");
+  ASSERT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), kRows);
+  std::set<std::string> expected;
+  for (const std::string& id :
+       sql("SELECT id FROM webhook_deliveries WHERE tenant_id = " + to_string(tenant))) {
+    expected.insert("msg_" + to_string(tenant) + "_" + id);
+  }
+  ASSERT_EQ(expected.size(), static_cast<size_t>(kRows));
+
+  auto a = std::make_unique<WorkerProcess>();
+  auto b = std::make_unique<WorkerProcess>();
+  pause.resume();
+  ASSERT_TRUE(receiver.wait_for(kRows, 40s)) << receiver.requests().size() << " arrived";
+  auto deadline = Clock::now() + 30s;
+  while (Clock::now() < deadline) {
+    HttpResponse done =
+        deliveries(admin, tenant, "?status=delivered&webhook_id=" + to_string(hook.id));
+    if (done.integer("total") == kRows) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  // Our workers finish their passes; then one more event delivered by the
+  // stack's worker proves its earlier batches are complete too.
+  a->stop();
+  b->stop();
+  std::printf("rows processed by the test's workers: %d and %d (the stack's worker: the rest)\n",
+              a->processed(), b->processed());
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(receiver.wait_for(kRows + 1, 30s));
+
+  std::map<std::string, int> seen;
+  for (const ReceivedRequest& r : receiver.requests()) {
+    EXPECT_TRUE(signature_valid(r, hook.secret));
+    ++seen[r.headers.at("webhook-id")];
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kRows + 1));
+  for (const auto& [id, n] : seen) EXPECT_EQ(n, 1) << id << " arrived " << n << " times";
+  for (const std::string& id : expected) EXPECT_EQ(seen.count(id), 1u) << id;
+  EXPECT_EQ(sql("SELECT count(*) FROM webhook_deliveries WHERE tenant_id = " + to_string(tenant) +
+                " AND (status <> 'delivered' OR attempts <> 1)")[0],
+            "0");
+
+  // Newest first, paginated.
+  HttpResponse page = deliveries(admin, tenant, "?per_page=10&page=2");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.integer("total"), kRows + 1);
+  EXPECT_EQ(page.integer("last_page"), 4);
+  EXPECT_EQ(cJSON_GetArraySize(page["data"]), 10);
+  int64_t previous = INT64_MAX;
+  for (const cJSON* d = page["data"]->child; d != nullptr; d = d->next) {
+    int64_t id = json_get_int(d, "id").value_or(0);
+    EXPECT_LT(id, previous);
+    previous = id;
+  }
+}
+
+TEST_F(WebhooksTest, WorkerKilledMidDeliveryLeavesTheRowToBeRetried) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  // The first attempt hangs long enough to kill its worker; the retry succeeds.
+  receiver.script({{.status = 200, .delay_ms = 3000}, {.status = 200}});
+  StackWorkerPause pause;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  add_user(admin, tenant, "MEMBER");
+
+  WorkerProcess doomed;
+  ASSERT_TRUE(receiver.wait_for(1, 30s)) << "the test's worker did not deliver";
+  doomed.kill_now();
+  std::string where = " FROM webhook_deliveries WHERE tenant_id = " + to_string(tenant);
+  EXPECT_EQ(sql("SELECT status || '|' || attempts || '|' || (lease_until > now())::text || '|' || "
+                "(delivered_at IS NULL)::text" +
+                where),
+            (std::vector<std::string>{"pending|1|true|true"}));
+  double lease =
+      std::stod(sql("SELECT extract(epoch FROM lease_until - last_attempt_at)" + where)[0]);
+
+  // Nobody holds the row but the dead worker's lease; once it runs out the
+  // stack's worker retries it, with the same webhook-id.
+  pause.resume();
+  ASSERT_TRUE(receiver.wait_for(2, 60s)) << "the row was not retried";
+  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  ASSERT_TRUE(record);
+  std::vector<ReceivedRequest> reqs = receiver.requests();
+  EXPECT_EQ(reqs[1].headers.at("webhook-id"), reqs[0].headers.at("webhook-id"));
+  EXPECT_EQ(reqs[1].body, reqs[0].body);
+  EXPECT_TRUE(signature_valid(reqs[1], hook.secret));
+  double gap = seconds(reqs[1].at - reqs[0].at);
+  EXPECT_GE(gap, lease - 0.5) << "retried before the lease ran out";
+  std::printf("lease %.1f s, retried after %.2f s\n", lease, gap);
+  // The interrupted attempt counts: a payload that kills workers cannot loop forever.
+  EXPECT_EQ(json_get_int(record.get(), "attempts"), 2);
+  EXPECT_EQ(reqs.size(), 2u);
+}
+
+TEST_F(WebhooksTest, DeletedWebhookGetsNothingNewAndKeepsItsRecords) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver gone_rx, kept_rx;
+  Hook gone = create_hook(admin, tenant, gone_rx.url());
+  Hook kept = create_hook(admin, tenant, kept_rx.url());
+
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(wait_delivery_status(admin, tenant, gone.id, "delivered"));
+  ASSERT_TRUE(kept_rx.wait_for(1, 30s));
+  HttpResponse del =
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(gone.id), {.token = admin});
+  ASSERT_EQ(del.status, 200) << del.body;
+
+  set_role(admin, tenant, member.id, "MEMBER");
+  // Fan-out happens in the event's transaction: no row for the deleted webhook.
+  HttpResponse records = hook_deliveries(admin, tenant, gone.id);
+  EXPECT_EQ(records.integer("total"), 1) << records.body;
+  EXPECT_EQ(str_of(cJSON_GetArrayItem(records["data"], 0), "status"), "delivered");
+  // The live subscription gets the second event; the deleted one does not.
+  ASSERT_TRUE(kept_rx.wait_for(2, 30s));
+  EXPECT_EQ(gone_rx.requests().size(), 1u);
+}
+
+TEST_F(WebhooksTest, DeletingAWebhookEndsItsPendingDeliveries) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver gone_rx, kept_rx;
+  StackWorkerPause pause;
+  Hook gone = create_hook(admin, tenant, gone_rx.url());
+  Hook kept = create_hook(admin, tenant, kept_rx.url());
+  set_role(admin, tenant, member.id, "ADMIN");
+  HttpResponse before = hook_deliveries(admin, tenant, gone.id);
+  ASSERT_EQ(before.integer("total"), 1);
+  EXPECT_EQ(str_of(cJSON_GetArrayItem(before["data"], 0), "status"), "pending");
+
+  HttpResponse del =
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(gone.id), {.token = admin});
+  ASSERT_EQ(del.status, 200) << del.body;
+  HttpResponse after = hook_deliveries(admin, tenant, gone.id);
+  const cJSON* row = cJSON_GetArrayItem(after["data"], 0);
+  EXPECT_EQ(str_of(row, "status"), "failed");
+  EXPECT_EQ(str_of(row, "error"), "webhook deleted");
+  EXPECT_EQ(json_get_int(row, "attempts"), 0);
+  EXPECT_TRUE(cJSON_IsNull(json_get(row, "last_attempt_at")));
+
+  pause.resume();
+  ASSERT_TRUE(kept_rx.wait_for(1, 30s));
+  ASSERT_TRUE(wait_delivery_status(admin, tenant, kept.id, "delivered"));
+  EXPECT_EQ(gone_rx.requests().size(), 0u);
+}
+
+TEST_F(WebhooksTest, DeliveryTimeCheckRefusesPrivateTargets) {
+  // The stack allows private targets (the receiver is on 127.0.0.1), so the
+  // subscription is accepted; a worker that does not allow them must refuse
+  // the address it would connect to.
+  ASSERT_LE(max_attempts(), 4) << "the stack must run with a small WEBHOOK_MAX_ATTEMPTS";
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  StackWorkerPause pause;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  add_user(admin, tenant, "MEMBER");
+  WorkerProcess strict(std::map<std::string, std::string>{{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
+  Json record = wait_delivery_status(admin, tenant, hook.id, "failed", 60s);
+  ASSERT_TRUE(record);
+  EXPECT_EQ(str_of(record.get(), "error"),
+            "refused to connect to 127.0.0.1: a loopback address (webhook targets must be "
+            "public; WEBHOOK_ALLOW_PRIVATE_TARGETS is off)");
+  EXPECT_EQ(json_get_int(record.get(), "attempts"), max_attempts());
+  EXPECT_EQ(receiver.requests().size(), 0u);
+}
+
+}  // namespace
+}  // namespace ca::test

@@ -1,0 +1,282 @@
+// The SSRF guard (common/net_guard.h): which addresses a webhook may reach,
+// in every spelling, and how webhook URLs are parsed.
+#include "net_guard.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+
+#include <string>
+
+namespace ca {
+namespace {
+
+AddressClass v4(const char* text) {
+  in_addr a{};
+  EXPECT_EQ(inet_pton(AF_INET, text, &a), 1) << text;
+  return classify_ipv4(reinterpret_cast<const uint8_t*>(&a));
+}
+
+AddressClass v6(const char* text) {
+  in6_addr a{};
+  EXPECT_EQ(inet_pton(AF_INET6, text, &a), 1) << text;
+  return classify_ipv6(a.s6_addr);
+}
+
+// --- IPv4 -------------------------------------------------------------------
+
+TEST(NetGuardTest, Ipv4LoopbackIsRefused) {
+  EXPECT_EQ(v4("127.0.0.1"), AddressClass::kLoopback);
+  EXPECT_EQ(v4("127.255.255.254"), AddressClass::kLoopback);
+}
+
+TEST(NetGuardTest, Ipv4PrivateRangesAreRefusedAtTheirEdges) {
+  EXPECT_EQ(v4("10.0.0.0"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("10.255.255.255"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("172.16.0.1"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("172.31.255.255"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("192.168.0.1"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("192.168.255.255"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("100.64.0.1"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("100.127.255.255"), AddressClass::kPrivate);
+  EXPECT_EQ(v4("100.100.100.200"), AddressClass::kPrivate);  // Alibaba metadata
+}
+
+TEST(NetGuardTest, Ipv4JustOutsidePrivateRangesIsPublic) {
+  EXPECT_EQ(v4("9.255.255.255"), AddressClass::kPublic);
+  EXPECT_EQ(v4("11.0.0.0"), AddressClass::kPublic);
+  EXPECT_EQ(v4("172.15.255.255"), AddressClass::kPublic);
+  EXPECT_EQ(v4("172.32.0.0"), AddressClass::kPublic);
+  EXPECT_EQ(v4("192.167.255.255"), AddressClass::kPublic);
+  EXPECT_EQ(v4("192.169.0.0"), AddressClass::kPublic);
+  EXPECT_EQ(v4("100.63.255.255"), AddressClass::kPublic);
+  EXPECT_EQ(v4("100.128.0.0"), AddressClass::kPublic);
+  EXPECT_EQ(v4("169.253.255.255"), AddressClass::kPublic);
+  EXPECT_EQ(v4("169.255.0.0"), AddressClass::kPublic);
+  EXPECT_EQ(v4("8.8.8.8"), AddressClass::kPublic);
+  EXPECT_EQ(v4("93.184.216.34"), AddressClass::kPublic);
+  EXPECT_EQ(v4("223.255.255.255"), AddressClass::kPublic);
+}
+
+TEST(NetGuardTest, Ipv4LinkLocalAndCloudMetadataAreRefused) {
+  EXPECT_EQ(v4("169.254.169.254"), AddressClass::kLinkLocal);
+  EXPECT_EQ(v4("169.254.0.1"), AddressClass::kLinkLocal);
+  EXPECT_EQ(v4("169.254.255.255"), AddressClass::kLinkLocal);
+}
+
+TEST(NetGuardTest, Ipv4UnspecifiedMulticastBroadcastAndReservedAreRefused) {
+  EXPECT_EQ(v4("0.0.0.0"), AddressClass::kUnspecified);
+  EXPECT_EQ(v4("0.1.2.3"), AddressClass::kUnspecified);
+  EXPECT_EQ(v4("224.0.0.1"), AddressClass::kMulticast);
+  EXPECT_EQ(v4("239.255.255.250"), AddressClass::kMulticast);
+  EXPECT_EQ(v4("240.0.0.1"), AddressClass::kReserved);
+  EXPECT_EQ(v4("255.255.255.255"), AddressClass::kReserved);
+  EXPECT_EQ(v4("192.0.0.170"), AddressClass::kReserved);
+  EXPECT_EQ(v4("192.0.2.1"), AddressClass::kReserved);
+  EXPECT_EQ(v4("198.18.0.1"), AddressClass::kReserved);
+  EXPECT_EQ(v4("198.19.255.255"), AddressClass::kReserved);
+  EXPECT_EQ(v4("198.51.100.7"), AddressClass::kReserved);
+  EXPECT_EQ(v4("203.0.113.9"), AddressClass::kReserved);
+  EXPECT_EQ(v4("198.20.0.0"), AddressClass::kPublic);
+}
+
+// --- IPv6 -------------------------------------------------------------------
+
+TEST(NetGuardTest, Ipv6LoopbackAndUnspecifiedAreRefused) {
+  EXPECT_EQ(v6("::1"), AddressClass::kLoopback);
+  EXPECT_EQ(v6("::"), AddressClass::kUnspecified);
+}
+
+TEST(NetGuardTest, Ipv6UniqueLocalLinkLocalSiteLocalAndMulticastAreRefused) {
+  EXPECT_EQ(v6("fc00::1"), AddressClass::kPrivate);
+  EXPECT_EQ(v6("fd12:3456:789a::1"), AddressClass::kPrivate);
+  EXPECT_EQ(v6("fd00:ec2::254"), AddressClass::kPrivate);  // AWS IPv6 metadata
+  EXPECT_EQ(v6("fe80::1"), AddressClass::kLinkLocal);
+  EXPECT_EQ(v6("febf:ffff::1"), AddressClass::kLinkLocal);
+  EXPECT_EQ(v6("fec0::1"), AddressClass::kPrivate);
+  EXPECT_EQ(v6("ff02::1"), AddressClass::kMulticast);
+  EXPECT_EQ(v6("ff0e::1"), AddressClass::kMulticast);
+}
+
+TEST(NetGuardTest, Ipv6FormsCarryingAnIpv4AddressAreJudgedByIt) {
+  EXPECT_EQ(v6("::ffff:127.0.0.1"), AddressClass::kLoopback);
+  EXPECT_EQ(v6("::ffff:7f00:1"), AddressClass::kLoopback);
+  EXPECT_EQ(v6("::ffff:10.1.2.3"), AddressClass::kPrivate);
+  EXPECT_EQ(v6("::ffff:169.254.169.254"), AddressClass::kLinkLocal);
+  EXPECT_EQ(v6("::ffff:0.0.0.0"), AddressClass::kUnspecified);
+  EXPECT_EQ(v6("::ffff:8.8.8.8"), AddressClass::kPublic);
+  EXPECT_EQ(v6("::127.0.0.1"), AddressClass::kLoopback);          // IPv4-compatible
+  EXPECT_EQ(v6("::ffff:0:192.168.1.1"), AddressClass::kPrivate);  // SIIT
+  EXPECT_EQ(v6("64:ff9b::127.0.0.1"), AddressClass::kLoopback);   // NAT64
+  EXPECT_EQ(v6("64:ff9b::8.8.8.8"), AddressClass::kPublic);       // NAT64
+  EXPECT_EQ(v6("64:ff9b:1::a00:1"), AddressClass::kPrivate);      // local-use NAT64
+  EXPECT_EQ(v6("2002:7f00:1::1"), AddressClass::kLoopback);       // 6to4 of 127.0.0.1
+  EXPECT_EQ(v6("2002:a9fe:a9fe::1"), AddressClass::kLinkLocal);   // 6to4 of metadata
+  EXPECT_EQ(v6("2002:808:808::1"), AddressClass::kPublic);        // 6to4 of 8.8.8.8
+}
+
+TEST(NetGuardTest, Ipv6OnlyGlobalUnicastIsPublic) {
+  EXPECT_EQ(v6("2606:4700:4700::1111"), AddressClass::kPublic);
+  EXPECT_EQ(v6("2a00:1450:4001:81c::200e"), AddressClass::kPublic);
+  EXPECT_EQ(v6("2001:4860:4860::8888"), AddressClass::kPublic);
+  EXPECT_EQ(v6("2001:db8::1"), AddressClass::kReserved);          // documentation
+  EXPECT_EQ(v6("2001:0:4136:e378::1"), AddressClass::kReserved);  // Teredo
+  EXPECT_EQ(v6("2001:2::1"), AddressClass::kReserved);            // benchmarking
+  EXPECT_EQ(v6("100::1"), AddressClass::kReserved);               // discard-only
+  EXPECT_EQ(v6("4000::1"), AddressClass::kReserved);              // unassigned
+  EXPECT_EQ(v6("::2:1"), AddressClass::kUnspecified);  // ::0.2.0.1, compatible form of 0/8
+}
+
+TEST(NetGuardTest, SockaddrsAreClassifiedAndPrinted) {
+  sockaddr_in in{};
+  in.sin_family = AF_INET;
+  inet_pton(AF_INET, "169.254.169.254", &in.sin_addr);
+  EXPECT_EQ(classify_address(reinterpret_cast<sockaddr*>(&in)), AddressClass::kLinkLocal);
+  EXPECT_EQ(address_text(reinterpret_cast<sockaddr*>(&in)), "169.254.169.254");
+  sockaddr_in6 in6{};
+  in6.sin6_family = AF_INET6;
+  inet_pton(AF_INET6, "::ffff:127.0.0.1", &in6.sin6_addr);
+  EXPECT_EQ(classify_address(reinterpret_cast<sockaddr*>(&in6)), AddressClass::kLoopback);
+  EXPECT_EQ(address_text(reinterpret_cast<sockaddr*>(&in6)), "::ffff:127.0.0.1");
+  sockaddr other{};
+  other.sa_family = AF_UNIX;
+  EXPECT_EQ(classify_address(&other), AddressClass::kReserved);
+}
+
+TEST(NetGuardTest, OnlyPublicIsAllowedUnlessPrivateTargetsAreAllowed) {
+  EXPECT_TRUE(address_allowed(AddressClass::kPublic, false));
+  EXPECT_FALSE(address_allowed(AddressClass::kLoopback, false));
+  EXPECT_FALSE(address_allowed(AddressClass::kReserved, false));
+  EXPECT_TRUE(address_allowed(AddressClass::kLoopback, true));
+}
+
+// --- URL parsing ---------------------------------------------------------------
+
+std::string refusal(std::string_view url) {
+  std::string why;
+  EXPECT_FALSE(parse_http_url(url, &why).has_value()) << url;
+  return why;
+}
+
+TEST(WebhookUrlTest, HttpAndHttpsUrlsParseWithDefaultPorts) {
+  std::string why;
+  auto a = parse_http_url("https://hooks.example.com/in?x=1", &why);
+  ASSERT_TRUE(a.has_value()) << why;
+  EXPECT_EQ(a->scheme, "https");
+  EXPECT_EQ(a->host, "hooks.example.com");
+  EXPECT_EQ(a->port, 443);
+  EXPECT_FALSE(a->ipv6_literal);
+  auto b = parse_http_url("HTTP://Example.COM:8080", &why);
+  ASSERT_TRUE(b.has_value()) << why;
+  EXPECT_EQ(b->scheme, "http");
+  EXPECT_EQ(b->host, "example.com");
+  EXPECT_EQ(b->port, 8080);
+  auto c = parse_http_url("http://[2001:DB8::1]:9000/x", &why);
+  ASSERT_TRUE(c.has_value()) << why;
+  EXPECT_EQ(c->host, "2001:db8::1");
+  EXPECT_TRUE(c->ipv6_literal);
+  EXPECT_EQ(c->port, 9000);
+  auto d = parse_http_url("http://127.0.0.1:1/", &why);
+  ASSERT_TRUE(d.has_value()) << why;
+  EXPECT_EQ(d->host, "127.0.0.1");
+  EXPECT_EQ(d->port, 1);
+}
+
+TEST(WebhookUrlTest, OtherSchemesAndRelativeUrlsAreRefused) {
+  EXPECT_EQ(refusal("ftp://example.com/"), "must use http or https");
+  EXPECT_EQ(refusal("file:///etc/passwd"), "must use http or https");
+  EXPECT_EQ(refusal("gopher://example.com/"), "must use http or https");
+  EXPECT_EQ(refusal("example.com/hook"),
+            "must be an absolute URL starting with http:// or https://");
+  EXPECT_EQ(refusal("/hook"), "must be an absolute URL starting with http:// or https://");
+  EXPECT_EQ(refusal("://example.com"), "must be an absolute URL starting with http:// or https://");
+  EXPECT_EQ(refusal(""), "must be an absolute URL starting with http:// or https://");
+}
+
+TEST(WebhookUrlTest, MalformedHostsPortsAndPartsAreRefused) {
+  EXPECT_EQ(refusal("http://"), "must name a host");
+  EXPECT_EQ(refusal("http:///path"), "must name a host");
+  EXPECT_EQ(refusal("http://:80/"), "must name a host");
+  EXPECT_EQ(refusal("http://exa$mple.com/"), "must have a valid host name");
+  EXPECT_EQ(refusal("http://.example.com/"), "must have a valid host name");
+  EXPECT_EQ(refusal("http://a..b/"), "must have a valid host name");
+  EXPECT_EQ(refusal("http://127.0.0.%31/"), "must have a valid host name");
+  EXPECT_EQ(refusal("http://[::1/"), "must have a valid IPv6 address in brackets");
+  EXPECT_EQ(refusal("http://[fe80::1%25eth0]/"), "must have a valid IPv6 address in brackets");
+  EXPECT_EQ(refusal("http://[zz::1]/"), "must have a valid IPv6 address in brackets");
+  EXPECT_EQ(refusal("http://example.com:0/"), "must have a port from 1 to 65535");
+  EXPECT_EQ(refusal("http://example.com:65536/"), "must have a port from 1 to 65535");
+  EXPECT_EQ(refusal("http://example.com:/"), "must have a port from 1 to 65535");
+  EXPECT_EQ(refusal("http://example.com:8o/"), "must have a port from 1 to 65535");
+  EXPECT_EQ(refusal("http://[::1]x/"), "must have a port from 1 to 65535");
+  EXPECT_EQ(refusal("http://user:pw@example.com/"), "must not contain a user name or password");
+  EXPECT_EQ(refusal("http://example.com@127.0.0.1/"), "must not contain a user name or password");
+  EXPECT_EQ(refusal("http://example.com/#frag"), "must not contain a fragment (#...)");
+  EXPECT_EQ(refusal("http://exa mple.com/"),
+            "must not contain spaces, control characters or non-ASCII characters");
+  EXPECT_EQ(refusal("http://example.com/\n"),
+            "must not contain spaces, control characters or non-ASCII characters");
+  EXPECT_EQ(refusal("http://bücher.example/"),
+            "must not contain spaces, control characters or non-ASCII characters");
+}
+
+TEST(WebhookUrlTest, LengthLimitIs2048Bytes) {
+  std::string base = "https://example.com/";
+  std::string ok = base + std::string(kMaxWebhookUrlLength - base.size(), 'a');
+  std::string why;
+  EXPECT_TRUE(parse_http_url(ok, &why).has_value()) << why;
+  EXPECT_EQ(refusal(ok + "a"), "must not be longer than 2048 characters");
+}
+
+// --- resolution + classification (getaddrinfo; no network needed) ---------------
+
+std::optional<std::string> target(const char* url) {
+  std::string why;
+  auto parsed = parse_http_url(url, &why);
+  EXPECT_TRUE(parsed.has_value()) << url << ": " << why;
+  if (!parsed) return "unparsable";
+  return check_url_target(*parsed);
+}
+
+TEST(WebhookTargetTest, LoopbackPrivateAndMetadataTargetsAreRefused) {
+  EXPECT_EQ(target("http://127.0.0.1/"),
+            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
+  ASSERT_TRUE(target("http://localhost/").has_value());
+  EXPECT_NE(target("http://localhost/")->find("loopback"), std::string::npos);
+  EXPECT_EQ(target("http://[::1]/"),
+            "resolves to a loopback address (::1); webhook targets must be public");
+  EXPECT_EQ(target("http://[::ffff:127.0.0.1]/"),
+            "resolves to a loopback address (::ffff:127.0.0.1); webhook targets must be public");
+  EXPECT_EQ(target("http://169.254.169.254/latest/meta-data/"),
+            "resolves to a link-local address (169.254.169.254); webhook targets must be public");
+  EXPECT_EQ(target("http://10.1.2.3/"),
+            "resolves to a private address (10.1.2.3); webhook targets must be public");
+  EXPECT_EQ(target("http://0.0.0.0/"),
+            "resolves to an unspecified address (0.0.0.0); webhook targets must be public");
+  EXPECT_EQ(target("http://[fd00::1]/"),
+            "resolves to a private address (fd00::1); webhook targets must be public");
+}
+
+TEST(WebhookTargetTest, OddIpv4SpellingsResolveToWhatTheyMean) {
+  // inet_aton forms that libc and curl both accept: decimal, hex, short.
+  EXPECT_EQ(target("http://2130706433/"),
+            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
+  EXPECT_EQ(target("http://0x7f000001/"),
+            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
+  EXPECT_EQ(target("http://127.1/"),
+            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
+  EXPECT_EQ(target("http://0177.0.0.1/"),
+            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
+}
+
+TEST(WebhookTargetTest, PublicLiteralsAreAccepted) {
+  EXPECT_EQ(target("https://8.8.8.8/hook"), std::nullopt);
+  EXPECT_EQ(target("https://[2606:4700:4700::1111]/hook"), std::nullopt);
+}
+
+TEST(WebhookTargetTest, UnresolvableHostsAreRefused) {
+  EXPECT_EQ(target("https://no-such-host.invalid/"), "has a host that could not be resolved");
+}
+
+}  // namespace
+}  // namespace ca

@@ -46,10 +46,9 @@ struct ListFilters {
   std::optional<int64_t> user_id;
 };
 
-// `status` one of the order states, `user_id` a positive integer; 422 otherwise.
-Result<ListFilters> read_filters(const Request& req) {
+// `status` one of the order states, `user_id` a positive integer; failures go to `errs`.
+ListFilters read_filters(const Request& req, FieldErrors& errs) {
   ListFilters f;
-  FieldErrors errs;
   if (auto status = req.query_param("status")) {
     if (*status == "pending" || *status == "processing" || *status == "completed" ||
         *status == "cancelled") {
@@ -67,7 +66,6 @@ Result<ListFilters> read_filters(const Request& req) {
       f.user_id = id;
     }
   }
-  if (!errs.empty()) return errors::validation(errs, kOrderStyle);
   return f;
 }
 
@@ -82,8 +80,11 @@ Response orders_read(Ctx& ctx) {
 
 Response orders_list(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(page, read_page_params(ctx.req, 15, kOrderStyle));
-  CA_TRY(filters, read_filters(ctx.req));
+  // Page and filter errors are reported together.
+  FieldErrors errs;
+  PageParams page = read_page_params(ctx.req, 15, errs);
+  ListFilters filters = read_filters(ctx.req, errs);
+  if (!errs.empty()) return errors::validation(errs, kOrderStyle);
   std::vector<Param> params{who.tenant_id, page.per_page, page.offset()};
   const Statement* stmt = &kListAll;
   if (filters.status) params.emplace_back(*filters.status);

@@ -20,15 +20,21 @@ const Statement kRead{"products_read", "SELECT " CA_PRODUCT_COLUMNS
 // parameters: $1 tenant, $2 per_page, $3 offset, then the present filters in
 // the order category_id, name pattern, published.
 struct ListStatements {
-  std::array<std::string, 8> names;
-  std::array<std::string, 8> sql;
-  std::array<Statement, 8> statements;
+  std::array<std::string, 16> names;
+  std::array<std::string, 16> sql;
+  std::array<Statement, 16> statements;
   ListStatements() {
-    for (int mask = 0; mask < 8; ++mask) {
+    for (int mask = 0; mask < 16; ++mask) {
       std::string where = "p.tenant_id = $1 AND p.deleted_at IS NULL";
       int n = 4;
       if (mask & 1) where += " AND p.category_id = $" + std::to_string(n++);
-      if (mask & 2) where += " AND p.name ILIKE $" + std::to_string(n++);
+      // A pattern under 3 characters has no trigram to look up: the trigram
+      // index would scan every tenant's rows. `name || ''` hides the column
+      // from that index so the plan walks this tenant's rows only (mask 8).
+      if (mask & 2) {
+        where += (mask & 8) ? " AND (p.name || '') ILIKE $" : " AND p.name ILIKE $";
+        where += std::to_string(n++);
+      }
       if (mask & 4) where += " AND p.published = $" + std::to_string(n++);
       names[mask] = "products_list_" + std::to_string(mask);
       // Unfiltered, the total is the tenant's live counter (sql/006); filtered,
@@ -79,7 +85,7 @@ Response products_list(Ctx& ctx) {
       errs.add("q", "The q field must be valid text of at most 255 characters.");
     } else if (!q->empty()) {
       params.emplace_back(contains_pattern(*q));
-      mask |= 2;
+      mask |= utf8_length(*q) < 3 ? 2 | 8 : 2;
     }
   }
   if (auto p = ctx.req.query_param("published")) {

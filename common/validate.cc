@@ -58,6 +58,9 @@ Field<std::string> BodyReader::str(const char* name, const StrRule& rule) {
   if (rule.required && length == 0) {
     fail(name, "The " + key(name) + " field is required.");
     ok = false;
+  } else if (length == 0 && rule.min > 0) {
+    fail(name, "The " + key(name) + " field must not be empty.");
+    ok = false;
   } else if (length < rule.min) {
     fail(name, "The " + key(name) + " field must be at least " + std::to_string(rule.min) +
                    " characters.");

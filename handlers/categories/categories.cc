@@ -81,7 +81,7 @@ Response categories_list(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(page, read_page_params(ctx.req, 15, kStyle));
   DbResult r = ctx.db.exec(kList, {who.tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return errors::database(r.error(), kStyle);
+  if (!r.ok()) return errors::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), category_json(r.rows(), i));
@@ -99,25 +99,25 @@ Response categories_create(Ctx& ctx) {
   if (!errs.empty()) return errors::validation(errs, kStyle);
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed", kStyle);
+  if (!tx.began()) return errors::internal("BEGIN failed");
   DbResult r = ctx.db.exec(kCreate, {who.tenant_id, name.value,
                                      description.has_value() ? Param(description.value) : Param()});
   if (!r.ok()) {
     if (r.error().kind == DbErrorKind::kUniqueViolation) return name_taken();
-    return errors::database(r.error(), kStyle);
+    return errors::database(r.error());
   }
   Json category = category_json(r.rows(), 0);
   DbResult emitted = emit_event(ctx.db, who.tenant_id, "category.created", category.get());
-  if (!emitted.ok()) return errors::database(emitted.error(), kStyle);
+  if (!emitted.ok()) return errors::database(emitted.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error(), kStyle);
+  if (!committed.ok()) return errors::database(committed.error());
   return success(201, "Category created", std::move(category));
 }
 
 Response categories_toggle(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   DbResult r = ctx.db.exec(kToggle, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return errors::database(r.error(), kStyle);
+  if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return not_found();
   bool published = r->boolean(0, 4);
   return success(200, published ? "Category published" : "Category hidden",
@@ -141,7 +141,7 @@ Response categories_update(Ctx& ctx) {
                 description.present, description.has_value() ? Param(description.value) : Param()});
   if (!r.ok()) {
     if (r.error().kind == DbErrorKind::kUniqueViolation) return name_taken();
-    return errors::database(r.error(), kStyle);
+    return errors::database(r.error());
   }
   if (r->empty()) return not_found();
   return success(200, "Category updated", category_json(r.rows(), 0));
@@ -150,7 +150,7 @@ Response categories_update(Ctx& ctx) {
 Response categories_delete(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   DbResult r = ctx.db.exec(kDelete, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return errors::database(r.error(), kStyle);
+  if (!r.ok()) return errors::database(r.error());
   if (r->affected() == 0) return not_found();
   return success(200, "Category deleted", nullptr);
 }

@@ -57,8 +57,8 @@ Response deliveries_list(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
   FieldErrors errs;
+  PageParams page = read_page_params(ctx.req, 15, errs);
   std::optional<int64_t> webhook_id;
   if (auto text = ctx.req.query_param("webhook_id")) {
     int64_t id = parse_id(*text);

@@ -9,7 +9,8 @@
 // two workers never send the same push. The outcome (`success` + sent_at, or
 // `failed` + push_error) is written only by the holder of the claim. A claim
 // whose lease ran out (its worker died mid-send) is taken over by the next
-// pass: a push is sent once, and at most once more after a crash.
+// pass, so only a worker killed between sending and recording can cause a
+// second send of the same push.
 #include <algorithm>
 #include <chrono>
 #include <optional>

@@ -45,7 +45,7 @@ PushOutcome push_gateway_send(const Config& config, const std::string& body) {
   curl_easy_setopt(c, CURLOPT_USERAGENT, "commerce-admin-worker");
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout);
-  // The worker is single-threaded but libcurl's resolver must not use signals.
+  // Name-resolution timeouts must not raise SIGALRM in the worker process.
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
 

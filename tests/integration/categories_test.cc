@@ -388,7 +388,7 @@ TEST(Categories, UpdateValidationErrorsChangeNothing) {
               R"("name":["The name field is required when description is not present."]}})");
   expect_body(
       http("POST", path, s.call(R"({"name":"  "})")), 422,
-      R"({"success":false,"errors":{"name":["The name field must be at least 1 characters."]}})");
+      R"({"success":false,"errors":{"name":["The name field must not be empty."]}})");
   expect_body(http("POST", path, s.call(R"({"name":null,"description":5})")), 422,
               R"({"success":false,"errors":{"name":["The name field must not be null."],)"
               R"("description":["The description field must be a string."]}})");

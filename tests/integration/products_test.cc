@@ -423,7 +423,7 @@ TEST(Products, UpdateValidationErrorsAreAllReportedAndChangeNothing) {
           "POST", item(id),
           s.call("{\"name\":\"\",\"description\":1,\"price\":12.345,\"stock\":-3,\"category_id\":" +
                  to_string(foreign_category) + ",\"published\":0}")),
-      R"({"name":["The name field must be at least 1 characters."],)"
+      R"({"name":["The name field must not be empty."],)"
       R"("description":["The description field must be a string."],)"
       R"("price":["The price field must have at most 2 decimal places."],)"
       R"("stock":["The stock field must be at least 0."],)"

@@ -260,7 +260,7 @@ TEST(TeamMembersTest, AddValidationErrors) {
       {R"({"email":")" + email + R"(","role":"MEMBER","name":"N","password":"short"})",
        R"({"password":["The password field must be at least 8 characters."]})"},
       {R"({"email":")" + email + R"(","role":"MEMBER","name":"   ","password":"password1"})",
-       R"({"name":["The name field must be at least 1 characters."]})"},
+       R"({"name":["The name field must not be empty."]})"},
       {R"({"email":5,"role":["ADMIN"],"name":true,"password":12345678})",
        R"({"email":["The email field must be a string."],"role":["The role field must be a string."],
            "name":["The name field must be a string."],

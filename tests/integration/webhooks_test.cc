@@ -603,8 +603,10 @@ TEST_F(WebhooksTest, DeliveriesListValidatesItsFilters) {
   EXPECT_EQ(errors_of(bad_both),
             R"({"webhook_id":["The webhook_id field must be a positive integer."],)"
             R"("status":["The selected status is invalid."]})");
-  HttpResponse bad_page = deliveries(admin, tenant, "?page=0");
-  EXPECT_EQ(bad_page.status, 422) << bad_page.body;
+  HttpResponse bad_page = deliveries(admin, tenant, "?page=0&status=sent");
+  ASSERT_EQ(bad_page.status, 422) << bad_page.body;
+  EXPECT_EQ(errors_of(bad_page), R"({"page":["The page field must be an integer of at least 1."],)"
+                                 R"("status":["The selected status is invalid."]})");
   HttpResponse empty = deliveries(admin, tenant);
   ASSERT_EQ(empty.status, 200) << empty.body;
   EXPECT_EQ(empty.body, R"({"data":[],"current_page":1,"last_page":1,"per_page":15,"total":0})");

@@ -35,6 +35,16 @@ Response Response::error(int status, std::string_view message) {
   return json(status, body);
 }
 
+Response Response::success(int status, const char* message, Json data) {
+  Json body = json_object();
+  json_add_bool(body.get(), "success", true);
+  if (message != nullptr) json_add_str(body.get(), "message", message);
+  if (data) {
+    cJSON_AddItemToObject(body.get(), "data", data.release());
+  }
+  return json(status, body);
+}
+
 const char* status_reason(int status) {
   switch (status) {
     case 200:

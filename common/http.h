@@ -42,6 +42,9 @@ struct Response {
   static Response json(int status, const Json& body) { return json(status, body.get()); }
   // `{"error": message}`.
   static Response error(int status, std::string_view message);
+  // `{"success": true, "message"?, "data"?}`: the envelope of the orders,
+  // announcements and categories endpoints. Null message / data are left out.
+  static Response success(int status, const char* message, Json data = nullptr);
 
   Response& header(std::string name, std::string value) {
     headers.emplace_back(std::move(name), std::move(value));

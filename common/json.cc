@@ -73,6 +73,14 @@ void json_add_opt_str(cJSON* obj, const char* key, const std::optional<std::stri
   }
 }
 
+void json_add_opt_int(cJSON* obj, const char* key, const std::optional<int64_t>& value) {
+  if (value) {
+    json_add_int(obj, key, *value);
+  } else {
+    json_add_null(obj, key);
+  }
+}
+
 void json_append(cJSON* array, Json value) { cJSON_AddItemToArray(array, value.release()); }
 
 const cJSON* json_get(const cJSON* obj, const char* key) {

@@ -39,6 +39,8 @@ void json_add_bool(cJSON* obj, const char* key, bool value);
 void json_add_null(cJSON* obj, const char* key);
 // Adds a string, or null when `value` is empty.
 void json_add_opt_str(cJSON* obj, const char* key, const std::optional<std::string>& value);
+// Adds an integer, or null when `value` is empty.
+void json_add_opt_int(cJSON* obj, const char* key, const std::optional<int64_t>& value);
 void json_append(cJSON* array, Json value);
 
 // Readers that never allocate; nullptr / nullopt when absent or of another type.

@@ -73,13 +73,6 @@ Json active_json(const Rows& r, int row) {
   return a;
 }
 
-Response success(Json data) {
-  Json out = json_object();
-  json_add_bool(out.get(), "success", true);
-  json_add(out.get(), "data", std::move(data));
-  return Response::json(200, out);
-}
-
 }  // namespace
 
 Response announcements_list(Ctx& ctx) {
@@ -92,7 +85,7 @@ Response announcements_list(Ctx& ctx) {
     if (r->is_null(i, kColId)) continue;  // the LEFT JOIN's empty page
     json_append(data.get(), announcement_json(r.rows(), i, AnnouncementView::kList));
   }
-  return success(paginated(std::move(data), page, r->int64(0, kListTotal)));
+  return Response::success(200, nullptr, paginated(std::move(data), page, r->int64(0, kListTotal)));
 }
 
 Response announcements_active(Ctx& ctx) {
@@ -101,7 +94,7 @@ Response announcements_active(Ctx& ctx) {
   if (!r.ok()) return errors::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) json_append(data.get(), active_json(r.rows(), i));
-  return success(std::move(data));
+  return Response::success(200, nullptr, std::move(data));
 }
 
 Response announcements_get(Ctx& ctx) {
@@ -109,7 +102,7 @@ Response announcements_get(Ctx& ctx) {
   DbResult r = ctx.db.exec(kGet, {who.tenant_id, ctx.req.params[0]});
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
-  return success(announcement_json(r.rows(), 0));
+  return Response::success(200, nullptr, announcement_json(r.rows(), 0));
 }
 
 }  // namespace ca

@@ -57,14 +57,6 @@ const Statement kArchive{
     "  updated_at = CASE WHEN status = 'archived' THEN updated_at ELSE now() END "
     "WHERE tenant_id = $1 AND id = $2 RETURNING id"};
 
-Response saved(int status, const char* message, Json data) {
-  Json out = json_object();
-  json_add_bool(out.get(), "success", true);
-  json_add_str(out.get(), "message", message);
-  json_add(out.get(), "data", std::move(data));
-  return Response::json(status, out);
-}
-
 }  // namespace
 
 Response announcements_create(Ctx& ctx) {
@@ -90,7 +82,7 @@ Response announcements_create(Ctx& ctx) {
   }
   DbResult committed = tx.commit();
   if (!committed.ok()) return errors::database(committed.error());
-  return saved(201, "Announcement created", std::move(record));
+  return Response::success(201, "Announcement created", std::move(record));
 }
 
 Response announcements_update(Ctx& ctx) {
@@ -127,7 +119,7 @@ Response announcements_update(Ctx& ctx) {
   }
   DbResult committed = tx.commit();
   if (!committed.ok()) return errors::database(committed.error());
-  return saved(200, "Announcement updated", std::move(record));
+  return Response::success(200, "Announcement updated", std::move(record));
 }
 
 Response announcements_archive(Ctx& ctx) {
@@ -135,10 +127,7 @@ Response announcements_archive(Ctx& ctx) {
   DbResult r = ctx.db.exec(kArchive, {who.tenant_id, ctx.req.params[0]});
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
-  Json out = json_object();
-  json_add_bool(out.get(), "success", true);
-  json_add_str(out.get(), "message", "Announcement archived");
-  return Response::json(200, out);
+  return Response::success(200, "Announcement archived");
 }
 
 }  // namespace ca

@@ -34,10 +34,7 @@ Response record(Ctx& ctx, const Statement& stmt, const char* message) {
   DbResult r = ctx.db.exec(stmt, {who.tenant_id, ctx.req.params[0], who.user_id});
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
-  Json out = json_object();
-  json_add_bool(out.get(), "success", true);
-  json_add_str(out.get(), "message", message);
-  return Response::json(200, out);
+  return Response::success(200, message);
 }
 
 }  // namespace

@@ -9,11 +9,7 @@ Json user_json(const Rows& r, int row, int c) {
     json_add_str(o, key, r.boolean(row, col) ? "1" : "0");
   };
   json_add_int(o, "id", r.int64(row, c + 0));
-  if (auto t = r.opt_int64(row, c + 1)) {
-    json_add_int(o, "tenant_id", *t);
-  } else {
-    json_add_null(o, "tenant_id");
-  }
+  json_add_opt_int(o, "tenant_id", r.opt_int64(row, c + 1));
   json_add_str(o, "name", r.text(row, c + 2));
   json_add_str(o, "email", r.text(row, c + 3));
   json_add_opt_str(o, "phone", r.opt_str(row, c + 4));

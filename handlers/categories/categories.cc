@@ -59,14 +59,6 @@ Json category_json(const Rows& r, int row) {
   return c;
 }
 
-Response success(int status, const char* message, Json data) {
-  Json out = json_object();
-  json_add_bool(out.get(), "success", true);
-  if (message != nullptr) json_add_str(out.get(), "message", message);
-  if (data) json_add(out.get(), "data", std::move(data));
-  return Response::json(status, out);
-}
-
 Response name_taken() {
   FieldErrors errs;
   errs.add("name", "The name has already been taken.");
@@ -86,7 +78,7 @@ Response categories_list(Ctx& ctx) {
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), category_json(r.rows(), i));
   }
-  return success(200, nullptr, paginated(std::move(data), page, r->int64(0, 7)));
+  return Response::success(200, nullptr, paginated(std::move(data), page, r->int64(0, 7)));
 }
 
 Response categories_create(Ctx& ctx) {
@@ -111,7 +103,7 @@ Response categories_create(Ctx& ctx) {
   if (!emitted.ok()) return errors::database(emitted.error());
   DbResult committed = tx.commit();
   if (!committed.ok()) return errors::database(committed.error());
-  return success(201, "Category created", std::move(category));
+  return Response::success(201, "Category created", std::move(category));
 }
 
 Response categories_toggle(Ctx& ctx) {
@@ -120,8 +112,8 @@ Response categories_toggle(Ctx& ctx) {
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return not_found();
   bool published = r->boolean(0, 4);
-  return success(200, published ? "Category published" : "Category hidden",
-                 category_json(r.rows(), 0));
+  return Response::success(200, published ? "Category published" : "Category hidden",
+                           category_json(r.rows(), 0));
 }
 
 Response categories_update(Ctx& ctx) {
@@ -144,7 +136,7 @@ Response categories_update(Ctx& ctx) {
     return errors::database(r.error());
   }
   if (r->empty()) return not_found();
-  return success(200, "Category updated", category_json(r.rows(), 0));
+  return Response::success(200, "Category updated", category_json(r.rows(), 0));
 }
 
 Response categories_delete(Ctx& ctx) {
@@ -152,7 +144,7 @@ Response categories_delete(Ctx& ctx) {
   DbResult r = ctx.db.exec(kDelete, {who.tenant_id, ctx.req.params[0]});
   if (!r.ok()) return errors::database(r.error());
   if (r->affected() == 0) return not_found();
-  return success(200, "Category deleted", nullptr);
+  return Response::success(200, "Category deleted");
 }
 
 }  // namespace ca

@@ -265,7 +265,7 @@ Response orders_create(Ctx& ctx) {
   json_add_str(addr.get(), "street", address.street);
   json_add_str(addr.get(), "city", address.city);
   json_add(order.get(), "address", std::move(addr));
-  return order_success(201, "Order created successfully", std::move(order));
+  return Response::success(201, "Order created successfully", std::move(order));
 }
 
 }  // namespace ca

@@ -67,14 +67,6 @@ Json order_event_json(int64_t order_id, int64_t user_id, std::string_view status
   return e;
 }
 
-Response order_success(int status, const char* message, Json data) {
-  Json out = json_object();
-  json_add_bool(out.get(), "success", true);
-  if (message != nullptr) json_add_str(out.get(), "message", message);
-  json_add(out.get(), "data", std::move(data));
-  return Response::json(status, out);
-}
-
 Result<Json> order_load(Ctx& ctx, int64_t tenant_id, int64_t order_id) {
   DbResult r = ctx.db.exec(kLoad, {tenant_id, order_id});
   if (!r.ok()) return errors::database(r.error(), kOrderStyle);

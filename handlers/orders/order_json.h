@@ -40,9 +40,6 @@ Json order_user_json(int64_t id, std::string_view name, std::string_view email);
 Json order_event_json(int64_t order_id, int64_t user_id, std::string_view status,
                       std::string_view total_amount, int64_t items_count);
 
-// `{success: true, message, data}`; without `message` when it is null.
-Response order_success(int status, const char* message, Json data);
-
 // The single-order record: items each with their `product` summary (also for
 // soft-deleted products), `user`, and `address` with `country` and
 // `postal_code`. 404 `{success:false, message}` when the tenant has no such order.

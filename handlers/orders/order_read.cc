@@ -75,7 +75,7 @@ Response orders_read(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(order, order_load(ctx, who.tenant_id, id));
-  return order_success(200, nullptr, std::move(order));
+  return Response::success(200, nullptr, std::move(order));
 }
 
 Response orders_list(Ctx& ctx) {
@@ -112,7 +112,7 @@ Response orders_list(Ctx& ctx) {
     json_add(order.get(), "address", std::move(address));
     json_append(data.get(), std::move(order));
   }
-  return order_success(200, nullptr, paginated(std::move(data), page, r->int64(0, 0)));
+  return Response::success(200, nullptr, paginated(std::move(data), page, r->int64(0, 0)));
 }
 
 }  // namespace ca

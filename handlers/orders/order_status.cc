@@ -75,7 +75,7 @@ Response orders_update_status(Ctx& ctx) {
   CA_TRY(order, order_load(ctx, who.tenant_id, id));
   DbResult committed = tx.commit();
   if (!committed.ok()) return errors::database(committed.error(), kOrderStyle);
-  return order_success(200, "Order status updated", std::move(order));
+  return Response::success(200, "Order status updated", std::move(order));
 }
 
 }  // namespace ca

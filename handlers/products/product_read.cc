@@ -107,10 +107,8 @@ Response products_list(Ctx& ctx) {
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
   }
-  Json out = json_object();
-  json_add_bool(out.get(), "success", true);
-  json_add(out.get(), "data", paginated(std::move(data), page, r->int64(0, kProductColumns)));
-  return Response::json(200, out);
+  return Response::success(200, nullptr,
+                           paginated(std::move(data), page, r->int64(0, kProductColumns)));
 }
 
 Response products_read(Ctx& ctx) {

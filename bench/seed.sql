@@ -44,3 +44,25 @@ FROM orders o, generate_series(1, 5) i
 WHERE o.tenant_id = 1 AND i <= 1 + o.id % 5;
 
 ANALYZE;
+
+-- Announcements: a few active ones among many published-but-expired, drafts,
+-- archived and future-scheduled rows, as a long-lived tenant has them.
+-- Push is off (push_status 'skipped'): the bench measures the API, not the gateway.
+INSERT INTO announcements (tenant_id, title, summary, content, type, priority, status,
+                           scheduled_at, expires_at, push_status, created_by, created_at)
+SELECT 1, 'Announcement ' || g, 'Summary of announcement ' || g, repeat('Content. ', 20),
+       (ARRAY['info', 'warning', 'success', 'alert'])[1 + g % 4], (g % 7 = 0)::int,
+       CASE WHEN g % 100 < 40 THEN 'published' WHEN g % 100 < 60 THEN 'draft'
+            WHEN g % 100 < 80 THEN 'archived' ELSE 'scheduled' END,
+       CASE WHEN g % 100 >= 80 THEN now() + interval '30 days' END,
+       CASE WHEN g % 100 BETWEEN 2 AND 39 THEN now() - interval '1 day' END,
+       'skipped', 1, now() - (g || ' minutes')::interval
+FROM generate_series(1, :announcements) g;
+-- Each reader (and the admin) has read a tenth of them and dismissed a few.
+INSERT INTO announcement_reads (tenant_id, announcement_id, user_id, dismissed, dismissed_at)
+SELECT 1, a.id, u.id, a.id % 50 = 0, CASE WHEN a.id % 50 = 0 THEN now() END
+FROM announcements a
+JOIN users u ON u.id = 1 OR u.email LIKE 'reader%@bench.local'
+WHERE a.tenant_id = 1 AND (a.id + u.id) % 10 = 0;
+
+ANALYZE;

@@ -20,10 +20,11 @@ constexpr size_t kMaxDescription = 10000;
 const Statement kList{
     "categories_list",
     "WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1), "
-    "page AS (SELECT " CA_CATEGORY_COLUMNS
-    " FROM categories c WHERE c.tenant_id = $1 "
-    "         ORDER BY c.id DESC LIMIT $2 OFFSET $3) "
-    "SELECT page.*, total.n FROM total LEFT JOIN page ON true ORDER BY page.id DESC"};
+    "page AS (SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3) "
+    "SELECT " CA_CATEGORY_COLUMNS
+    ", total.n FROM total "
+    "LEFT JOIN (page JOIN categories c ON c.tenant_id = $1 AND c.id = page.id) ON true "
+    "ORDER BY c.id DESC"};
 
 const Statement kCreate{
     "categories_create",

@@ -42,10 +42,16 @@ struct ListStatements {
       std::string total = mask == 0 ? "SELECT COALESCE((SELECT live FROM product_counts "
                                       "WHERE tenant_id = $1), 0) AS n"
                                     : "SELECT count(*) AS n FROM products p WHERE " + where;
-      sql[mask] = "WITH total AS (" + total +
-                  "), page AS (SELECT " CA_PRODUCT_COLUMNS " FROM products p WHERE " + where +
+      // The page's ids come from the index first; the columns (timestamp
+      // formatting included) are built for the rows shown, not for the rows
+      // OFFSET skips.
+      sql[mask] = "WITH total AS (" + total + "), page AS (SELECT p.id FROM products p WHERE " +
+                  where +
                   " ORDER BY p.id DESC LIMIT $2 OFFSET $3) "
-                  "SELECT page.*, total.n FROM total LEFT JOIN page ON true ORDER BY page.id DESC";
+                  "SELECT " CA_PRODUCT_COLUMNS
+                  ", total.n FROM total LEFT JOIN "
+                  "(page JOIN products p ON p.tenant_id = $1 AND p.id = page.id) ON true "
+                  "ORDER BY p.id DESC";
       statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
     }
   }

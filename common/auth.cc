@@ -44,9 +44,12 @@ struct Lookup {
   Principal who;
   bool tenant_exists = false;
   bool member = false;
+  std::optional<DbResult> read;  // the piggybacked read, when one was asked for
 };
 
-Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
+// Checks the token, then in one round trip its session, the user, the tenant
+// and, when `read` is given, that statement too (libpq pipeline).
+Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id, const Db::Query* read = nullptr) {
   std::string_view header = ctx.req.authorization;
   constexpr std::string_view kBearer = "bearer ";
   // The scheme name is case-insensitive (RFC 7235 §2.1): "bearer x" is "Bearer x".
@@ -60,10 +63,17 @@ Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
       jwt_verify(header.substr(kBearer.size()), ctx.config.token_secret, std::time(nullptr));
   if (!claims || !looks_like_uuid(claims->jti)) return errors::unauthenticated();
 
-  DbResult r = ctx.db.exec(kAuthenticate, {claims->jti, claims->sub, tenant_id});
+  Lookup out;
+  std::vector<DbResult> results;
+  if (read != nullptr) {
+    results = ctx.db.pipeline({{&kAuthenticate, {claims->jti, claims->sub, tenant_id}}, *read});
+    out.read.emplace(std::move(results[1]));
+  } else {
+    results.push_back(ctx.db.exec(kAuthenticate, {claims->jti, claims->sub, tenant_id}));
+  }
+  DbResult& r = results[0];
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::unauthenticated();
-  Lookup out;
   out.who.user_id = r->int64(0, 0);
   out.who.session_id = claims->jti;
   out.who.name = r->str(0, 1);
@@ -113,6 +123,21 @@ Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
   CA_TRY(l, lookup(ctx, tenant_id));
   if (!l.tenant_exists) return errors::forbidden("You are not a member of this tenant");
   return check_role(l, min_role);
+}
+
+Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& read,
+                                                   std::vector<Param> params) {
+  int64_t tenant_id = parse_id(ctx.req.tenant_header);
+  if (!ctx.req.has_tenant_header || tenant_id == 0) {
+    CA_TRY(who, authenticate_tenant_header(ctx));  // answers 401 or 400
+    (void)who;
+  }
+  params.insert(params.begin(), tenant_id);
+  Db::Query query{&read, std::move(params)};
+  CA_TRY(l, lookup(ctx, tenant_id, &query));
+  if (!l.tenant_exists) return errors::forbidden("You are not a member of this tenant");
+  CA_TRY(who, check_role(l, Role::kMember));
+  return TenantRead{std::move(who), std::move(*l.read)};
 }
 
 Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min_role) {

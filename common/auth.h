@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "db.h"
 #include "result.h"
 #include "router.h"
 
@@ -36,6 +37,18 @@ Result<Principal> authenticate(Ctx& ctx);
 // header is missing or not an id, 403 when the tenant does not exist or the
 // caller is not a member (or not ADMIN when `min_role` is kAdmin).
 Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role = Role::kMember);
+
+// For reads: authenticate_tenant_header() and `read` in one round trip. The
+// statement gets the X-Tenant-ID tenant as $1, then `params`; its result is
+// returned only when the caller is a member (otherwise it is discarded and
+// the usual 401/400/403 is the answer). Never use it for writes: the
+// statement runs before the membership is known.
+struct TenantRead {
+  Principal who;
+  DbResult rows;
+};
+Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& read,
+                                                   std::vector<Param> params);
 
 // Token + membership of a tenant named in the path: 401, then 404 when the
 // tenant does not exist, 403 when not a member (or not ADMIN when required).

@@ -91,6 +91,10 @@ DbResult Db::check(PGresult* raw) {
   PgResultPtr res(raw);
   ExecStatusType st = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Rows(std::move(res));
+  if (st == PGRES_PIPELINE_ABORTED) {
+    return DbError{DbErrorKind::kOther, "", "not run: an earlier statement of the pipeline failed",
+                   ""};
+  }
   DbError err;
   const char* state = res ? PQresultErrorField(res.get(), PG_DIAG_SQLSTATE) : nullptr;
   err.sqlstate = state ? state : "";
@@ -103,21 +107,76 @@ DbResult Db::check(PGresult* raw) {
   return err;
 }
 
-DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
-  if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
-  if (!prepared_.count(&stmt)) {
-    DbResult prep = check(PQprepare(conn_, stmt.name, stmt.sql, 0, nullptr));
-    if (!prep.ok()) {
-      if (prep.error().kind != DbErrorKind::kConnection) {
-        log_error("prepare %s failed: %s", stmt.name, prep.error().message.c_str());
-      }
-      return prep;
+DbResult Db::prepare(const Statement& stmt) {
+  if (prepared_.count(&stmt)) return Rows(nullptr);
+  DbResult prep = check(PQprepare(conn_, stmt.name, stmt.sql, 0, nullptr));
+  if (!prep.ok()) {
+    if (prep.error().kind != DbErrorKind::kConnection) {
+      log_error("prepare %s failed: %s", stmt.name, prep.error().message.c_str());
     }
-    prepared_.insert(&stmt);
+    return prep;
   }
+  prepared_.insert(&stmt);
+  return prep;
+}
+
+static std::vector<const char*> param_values(const std::vector<Param>& params) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const Param& p : params) values.push_back(p.c_str());
+  return values;
+}
+
+std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
+  // DbResult owns its PGresult and cannot be copied: one error value each.
+  auto fail_all = [&](const DbError& err) {
+    std::vector<DbResult> out;
+    for (size_t i = 0; i < queries.size(); ++i) out.emplace_back(err);
+    return out;
+  };
+  if (!ensure_connected()) return fail_all({DbErrorKind::kConnection, "", "no connection", ""});
+  for (const Query& q : queries) {
+    DbResult prep = prepare(*q.stmt);
+    if (!prep.ok()) return fail_all(prep.error());
+  }
+  if (PQenterPipelineMode(conn_) != 1) return fail_all({DbErrorKind::kOther, "", "pipeline", ""});
+  bool sent = true;
+  for (const Query& q : queries) {
+    std::vector<const char*> values = param_values(q.params);
+    sent = sent && PQsendQueryPrepared(conn_, q.stmt->name, static_cast<int>(values.size()),
+                                       values.data(), nullptr, nullptr, 0) == 1;
+  }
+  sent = sent && PQpipelineSync(conn_) == 1;
+  std::vector<DbResult> out;
+  if (sent) {
+    for (size_t i = 0; i < queries.size(); ++i) {
+      out.push_back(check(PQgetResult(conn_)));
+      // Each query's results end with a NULL.
+      while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
+    }
+    PgResultPtr sync(PQgetResult(conn_));  // PGRES_PIPELINE_SYNC
+  }
+  if (!sent || PQexitPipelineMode(conn_) != 1 || PQstatus(conn_) != CONNECTION_OK) {
+    disconnect();
+    return fail_all({DbErrorKind::kConnection, "", "connection lost in pipeline", ""});
+  }
+  return out;
+}
+
+std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {
+  std::vector<DbResult> r = run_pipeline(queries);
+  if (!r.empty() && !r[0].ok() && r[0].error().kind == DbErrorKind::kConnection) {
+    disconnect();
+    r = run_pipeline(queries);
+  }
+  return r;
+}
+
+DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
+  if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
+  DbResult prep = prepare(stmt);
+  if (!prep.ok()) return prep;
+  std::vector<const char*> values = param_values(params);
   return check(PQexecPrepared(conn_, stmt.name, static_cast<int>(values.size()), values.data(),
                               nullptr, nullptr, 0));
 }

@@ -118,6 +118,16 @@ class Db {
   // fails because the connection was lost is retried once on a new connection.
   DbResult exec(const Statement& stmt, const std::vector<Param>& params = {});
 
+  // Runs several statements in one round trip (libpq pipeline mode) and
+  // returns their results in order. They run in one implicit transaction: if
+  // one fails, the ones after it come back as errors too. Not inside a
+  // Transaction. Retried once on a new connection like exec().
+  struct Query {
+    const Statement* stmt;
+    std::vector<Param> params;
+  };
+  std::vector<DbResult> pipeline(const std::vector<Query>& queries);
+
   // Runs plain SQL without parameters (BEGIN, COMMIT, migrations).
   DbResult exec_sql(const char* sql);
 
@@ -127,6 +137,9 @@ class Db {
 
  private:
   DbResult run(const Statement& stmt, const std::vector<Param>& params);
+  // Prepares `stmt` on this connection unless it already is.
+  DbResult prepare(const Statement& stmt);
+  std::vector<DbResult> run_pipeline(const std::vector<Query>& queries);
   DbResult check(PGresult* raw);
   void disconnect();
 

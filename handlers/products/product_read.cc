@@ -118,8 +118,9 @@ Response products_list(Ctx& ctx) {
 }
 
 Response products_read(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  DbResult r = ctx.db.exec(kRead, {who.tenant_id, ctx.req.params[0]});
+  // Token, session, membership and the product in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kRead, {ctx.req.params[0]}));
+  DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("Product not found");
   return Response::json(200, product_json(r.rows(), 0));

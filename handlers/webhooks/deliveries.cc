@@ -40,11 +40,7 @@ Json delivery_json(int64_t tenant_id, const Rows& r, int row) {
   json_add_int(d.get(), "attempts", r.int64(row, 7));
   json_add_opt_str(d.get(), "next_attempt_at", r.opt_str(row, 8));
   json_add_opt_str(d.get(), "last_attempt_at", r.opt_str(row, 9));
-  if (r.is_null(row, 10)) {
-    json_add_null(d.get(), "response_status");
-  } else {
-    json_add_int(d.get(), "response_status", r.int64(row, 10));
-  }
+  json_add_opt_int(d.get(), "response_status", r.opt_int64(row, 10));
   json_add_opt_str(d.get(), "error", r.opt_str(row, 11));
   json_add_str(d.get(), "created_at", r.text(row, 12));
   json_add_opt_str(d.get(), "delivered_at", r.opt_str(row, 13));

@@ -386,9 +386,8 @@ TEST(Categories, UpdateValidationErrorsChangeNothing) {
   expect_body(http("POST", path, s.call("{}")), 422,
               R"({"success":false,"errors":{)"
               R"("name":["The name field is required when description is not present."]}})");
-  expect_body(
-      http("POST", path, s.call(R"({"name":"  "})")), 422,
-      R"({"success":false,"errors":{"name":["The name field must not be empty."]}})");
+  expect_body(http("POST", path, s.call(R"({"name":"  "})")), 422,
+              R"({"success":false,"errors":{"name":["The name field must not be empty."]}})");
   expect_body(http("POST", path, s.call(R"({"name":null,"description":5})")), 422,
               R"({"success":false,"errors":{"name":["The name field must not be null."],)"
               R"("description":["The description field must be a string."]}})");

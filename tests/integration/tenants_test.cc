@@ -322,8 +322,8 @@ TEST(TenantsTest, UpdateNeedsNameOrSettings) {
 
   HttpResponse blank = update(admin, t, R"({"name":"   "})");
   EXPECT_EQ(blank.status, 422);
-  EXPECT_TRUE(json_eq(blank.json.get(),
-                      invalid(R"({"name":["The name field must not be empty."]})")));
+  EXPECT_TRUE(
+      json_eq(blank.json.get(), invalid(R"({"name":["The name field must not be empty."]})")));
 
   HttpResponse null_name = update(admin, t, R"({"name":null})");
   EXPECT_EQ(null_name.status, 422);

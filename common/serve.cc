@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "db_pool.h"
 #include "errors.h"
 #include "jwt.h"
 #include "log.h"
@@ -32,13 +33,15 @@ constexpr size_t kMaxBody = 1 << 20;
 struct Options {
   const char* socket_path = nullptr;
   int threads = 4;
+  int db_connections = 0;  // 0: one per thread
 };
 
 void usage(const char* program) {
   std::fprintf(stderr,
-               "usage: %s [--threads N] [--socket PATH]\n"
+               "usage: %s [--threads N] [--db-connections M] [--socket PATH]\n"
                "  Serves FastCGI on fd 0 (spawn-fcgi, systemd StandardInput=socket)\n"
-               "  or on a unix socket at PATH. Configuration comes from the environment.\n",
+               "  or on a unix socket at PATH, with N threads sharing M database\n"
+               "  connections (default M = N). Configuration comes from the environment.\n",
                program);
 }
 
@@ -49,6 +52,12 @@ bool parse_options(int argc, char** argv, const char* program, Options* o) {
       o->threads = std::atoi(argv[++i]);
       if (o->threads < 1 || o->threads > 256) {
         std::fprintf(stderr, "%s: --threads must be from 1 to 256\n", program);
+        return false;
+      }
+    } else if (arg == "--db-connections" && i + 1 < argc) {
+      o->db_connections = std::atoi(argv[++i]);
+      if (o->db_connections < 1 || o->db_connections > 256) {
+        std::fprintf(stderr, "%s: --db-connections must be from 1 to 256\n", program);
         return false;
       }
     } else if (arg == "--socket" && i + 1 < argc) {
@@ -111,9 +120,8 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
 // socket is not an option: spawn-fcgi and systemd share it across processes.
 void on_wake(int) {}
 
-void worker_loop(int listen_fd, const Router* router, const Config* config,
+void worker_loop(int listen_fd, const Router* router, const Config* config, DbPool* pool,
                  std::atomic<bool>* done) {
-  Db db(config->database_url);
   FCGX_Request r;
   FCGX_InitRequest(&r, listen_fd, 0);
   while (FCGX_Accept_r(&r) >= 0) {
@@ -131,8 +139,14 @@ void worker_loop(int listen_fd, const Router* router, const Config* config,
       req.has_tenant_header = true;
     }
     req.remote_addr = param(r, "REMOTE_ADDR");
-    Response resp = read_body(r, &req.body) ? dispatch(*router, req, db, *config)
-                                            : Response::error(413, "Request body too large");
+    Response resp;
+    if (read_body(r, &req.body)) {
+      // The connection is held for the handler only, not while writing.
+      DbPool::Lease db = pool->acquire();
+      resp = dispatch(*router, req, *db, *config);
+    } else {
+      resp = Response::error(413, "Request body too large");
+    }
     write_response(r, resp);
     log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
     FCGX_Finish_r(&r);
@@ -205,10 +219,12 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   sigaction(SIGUSR2, &wake, nullptr);
 
   Router router(std::move(routes));
+  DbPool pool(config.database_url, opt.db_connections > 0 ? opt.db_connections : opt.threads);
   std::vector<std::thread> workers;
   std::vector<std::atomic<bool>> done(static_cast<size_t>(opt.threads));
   for (int i = 0; i < opt.threads; ++i) {
-    workers.emplace_back(worker_loop, listen_fd, &router, &config, &done[static_cast<size_t>(i)]);
+    workers.emplace_back(worker_loop, listen_fd, &router, &config, &pool,
+                         &done[static_cast<size_t>(i)]);
   }
   log_info("serving with %d threads", opt.threads);
 

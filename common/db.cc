@@ -1,5 +1,7 @@
 #include "db.h"
 
+#include <strings.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -163,16 +165,31 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
   return out;
 }
 
+// True for a statement that only reads ("SELECT ..."), which is safe to repeat.
+static bool read_only(const char* sql) {
+  while (*sql == ' ' || *sql == '\n' || *sql == '\t') ++sql;
+  return strncasecmp(sql, "SELECT", 6) == 0;
+}
+
 std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {
   std::vector<DbResult> r = run_pipeline(queries);
-  if (!r.empty() && !r[0].ok() && r[0].error().kind == DbErrorKind::kConnection) {
+  bool retry_safe = !tx_open_;
+  for (const Query& q : queries) retry_safe = retry_safe && read_only(q.stmt->sql);
+  if (retry_safe && !r.empty() && !r[0].ok() && r[0].error().kind == DbErrorKind::kConnection) {
     disconnect();
     r = run_pipeline(queries);
   }
   return r;
 }
 
+static DbError lost_in_transaction() {
+  return DbError{DbErrorKind::kConnection, "", "connection lost inside a transaction", ""};
+}
+
 DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
+  if (tx_open_ && (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK)) {
+    return lost_in_transaction();
+  }
   if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
   DbResult prep = prepare(stmt);
   if (!prep.ok()) return prep;
@@ -182,11 +199,10 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
 }
 
 DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
-  bool was_in_tx = in_transaction();
+  bool retry_safe = !tx_open_ && !in_transaction() && read_only(stmt.sql);
   DbResult r = run(stmt, params);
-  if (!r.ok() && r.error().kind == DbErrorKind::kConnection && !was_in_tx) {
-    // The server restarted or the connection broke: one fresh try. Inside a
-    // transaction this is not safe, the caller sees the error and rolls back.
+  if (!r.ok() && r.error().kind == DbErrorKind::kConnection && retry_safe) {
+    // The server restarted or the connection broke: one fresh try.
     disconnect();
     r = run(stmt, params);
   }
@@ -194,6 +210,9 @@ DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
 }
 
 DbResult Db::exec_sql(const char* sql) {
+  if (tx_open_ && (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK)) {
+    return lost_in_transaction();
+  }
   if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
   return check(PQexec(conn_, sql));
 }
@@ -201,6 +220,7 @@ DbResult Db::exec_sql(const char* sql) {
 Transaction::Transaction(Db& db) : db_(db) {
   DbResult r = db_.exec_sql("BEGIN");
   began_ = r.ok();
+  db_.tx_open_ = began_;
 }
 
 Transaction::~Transaction() {
@@ -208,11 +228,14 @@ Transaction::~Transaction() {
     DbResult r = db_.exec_sql("ROLLBACK");
     (void)r;
   }
+  db_.tx_open_ = false;
 }
 
 DbResult Transaction::commit() {
   done_ = true;
-  return db_.exec_sql("COMMIT");
+  DbResult r = db_.exec_sql("COMMIT");
+  db_.tx_open_ = false;
+  return r;
 }
 
 }  // namespace ca

@@ -114,14 +114,16 @@ class Db {
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
-  // Runs a named prepared statement. Outside a transaction a statement that
-  // fails because the connection was lost is retried once on a new connection.
+  // Runs a named prepared statement. Outside a transaction a plain SELECT
+  // that fails because the connection was lost is retried once on a new
+  // connection (a server restart costs no request). A write is never
+  // retried: its reply may be what was lost, and running it twice is worse.
   DbResult exec(const Statement& stmt, const std::vector<Param>& params = {});
 
   // Runs several statements in one round trip (libpq pipeline mode) and
   // returns their results in order. They run in one implicit transaction: if
   // one fails, the ones after it come back as errors too. Not inside a
-  // Transaction. Retried once on a new connection like exec().
+  // Transaction. Retried like exec() when every statement is a plain SELECT.
   struct Query {
     const Statement* stmt;
     std::vector<Param> params;
@@ -143,8 +145,13 @@ class Db {
   DbResult check(PGresult* raw);
   void disconnect();
 
+  friend class Transaction;
+
   std::string conninfo_;
   PGconn* conn_ = nullptr;
+  // Set between a Transaction's BEGIN and its end: a lost connection then
+  // fails every statement instead of reconnecting into autocommit.
+  bool tx_open_ = false;
   std::unordered_set<const Statement*> prepared_;
 };
 

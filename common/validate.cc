@@ -190,7 +190,7 @@ Result<Json> parse_json_object(const Request& req) {
   if (!body || !cJSON_IsObject(body.get())) {
     return errors::bad_request("Request body must be a JSON object");
   }
-  if (has_nul_escape(req.body)) {
+  if (req.body.find('\0') != std::string::npos || has_nul_escape(req.body)) {
     return errors::bad_request("Request body must not contain NUL characters (\\u0000)");
   }
   return body;

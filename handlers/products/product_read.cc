@@ -87,7 +87,8 @@ Response products_list(Ctx& ctx) {
     mask |= 1;
   }
   if (auto q = ctx.req.query_param("q")) {
-    if (!utf8_valid(*q) || utf8_length(*q) > 255) {
+    // A NUL would end the pattern early in PostgreSQL's C strings.
+    if (!utf8_valid(*q) || q->find('\0') != std::string::npos || utf8_length(*q) > 255) {
       errs.add("q", "The q field must be valid text of at most 255 characters.");
     } else if (!q->empty()) {
       params.emplace_back(contains_pattern(*q));

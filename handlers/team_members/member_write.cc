@@ -15,11 +15,14 @@ namespace {
 const Statement kLockTenant{"members_lock_tenant",
                             "SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE"};
 
-// Columns: name, email, current role (NULL when not a member), ADMIN count.
+// Columns: name, email, current role (NULL when not a member), ADMIN count,
+// and whether the caller ($3) is still an ADMIN now that the tenant is locked.
 const Statement kTarget{
     "members_target",
     "SELECT u.name, u.email, m.role, "
-    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN') "
+    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN'), "
+    "  EXISTS (SELECT 1 FROM memberships c "
+    "          WHERE c.tenant_id = $1 AND c.user_id = $3 AND c.role = 'ADMIN') "
     "FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND m.user_id = u.id "
     "WHERE u.id = $2"};
 
@@ -43,13 +46,15 @@ struct Target {
   int64_t admins = 0;
 };
 
-// Locks the tenant and loads the target: 404 no such user, 400 not a member.
-Result<Target> load_target(Ctx& ctx, int64_t tenant_id, int64_t user_id) {
+// Locks the tenant and loads the target: 403 when the caller stopped being an
+// ADMIN before the lock (a concurrent demotion), 404 no such user, 400 not a member.
+Result<Target> load_target(Ctx& ctx, int64_t tenant_id, int64_t user_id, int64_t caller_id) {
   DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
   if (!lock.ok()) return errors::database(lock.error());
-  DbResult r = ctx.db.exec(kTarget, {tenant_id, user_id});
+  DbResult r = ctx.db.exec(kTarget, {tenant_id, user_id, caller_id});
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("User not found");
+  if (!r->boolean(0, 4)) return errors::forbidden("This action requires the ADMIN role");
   if (r->is_null(0, 2)) return errors::bad_request("The user is not a member of this tenant");
   return Target{r->str(0, 0), r->str(0, 1), r->str(0, 2), r->int64(0, 3)};
 }
@@ -62,7 +67,6 @@ Response members_update_role(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   BodyReader in(body.get(), errs);
@@ -71,7 +75,7 @@ Response members_update_role(Ctx& ctx) {
 
   Transaction tx(ctx.db);
   if (!tx.began()) return errors::internal("BEGIN failed");
-  CA_TRY(target, load_target(ctx, tenant_id, user_id));
+  CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
   if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
   DbResult set = ctx.db.exec(kSetRole, {tenant_id, user_id, role.value});
   if (!set.ok()) return errors::database(set.error());
@@ -89,11 +93,10 @@ Response members_remove(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
 
   Transaction tx(ctx.db);
   if (!tx.began()) return errors::internal("BEGIN failed");
-  CA_TRY(target, load_target(ctx, tenant_id, user_id));
+  CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
   DbResult removed = ctx.db.exec(kRemove, {tenant_id, user_id});
   if (!removed.ok()) return errors::database(removed.error());

@@ -25,6 +25,8 @@ constexpr std::string_view kEventTypes[] = {
 
 }  // namespace
 
+size_t event_type_count() { return std::size(kEventTypes); }
+
 bool event_type_known(std::string_view type) {
   for (std::string_view known : kEventTypes) {
     if (type == known) return true;

@@ -67,6 +67,14 @@ Json read_events(BodyReader& in, FieldErrors& errs) {
     errs.add("events", "The events field must contain at least 1 item.");
     return out;
   }
+  // A longer list must repeat itself; refusing it whole keeps a small body
+  // from producing one error entry per item (megabytes of 422).
+  size_t max_items = event_type_count();
+  if (static_cast<size_t>(cJSON_GetArraySize(list.value)) > max_items) {
+    errs.add("events", "The events field must not have more than " + std::to_string(max_items) +
+                           " items.");
+    return out;
+  }
   std::set<std::string> seen;
   int i = 0;
   for (const cJSON* item = list.value->child; item != nullptr; item = item->next, ++i) {

@@ -18,5 +18,7 @@ Response deliveries_list(Ctx& ctx);
 
 // True for the event types of DESIGN §5 and for "*" (every type).
 bool event_type_known(std::string_view type);
+// How many names event_type_known() accepts ("*" included).
+size_t event_type_count();
 
 }  // namespace ca

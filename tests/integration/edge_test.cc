@@ -111,6 +111,10 @@ TEST(BodyTest, BadUtf8IsRefusedWith400) {
   HttpResponse nul = http("POST", kTenants, {.token = token, .body = R"({"name":"ab\u0000cd"})"});
   EXPECT_EQ(nul.status, 400);
   EXPECT_EQ(nul.body, R"j({"error":"Request body must not contain NUL characters (\\u0000)"})j");
+  // A raw 0x00 byte is valid UTF-8 but would cut the string the same way.
+  HttpResponse raw_nul =
+      http("POST", kTenants, {.token = token, .body = std::string("{\"name\":\"ab\0cd\"}", 16)});
+  EXPECT_EQ(raw_nul.status, 400);
   // A proper escaped pair is fine.
   HttpResponse ok = http("POST", kTenants, {.token = token, .body = R"({"name":"\ud83c\udf89"})"});
   EXPECT_EQ(ok.status, 201) << ok.body;

@@ -604,6 +604,9 @@ TEST(Products, ListRejectsInvalidFiltersAndPagesAllAtOnce) {
                  R"({"q":["The q field must be valid text of at most 255 characters."]})");
   expect_invalid(http("GET", std::string(kBase) + "?q=%FF", s.call()),
                  R"({"q":["The q field must be valid text of at most 255 characters."]})");
+  // A NUL would end the pattern early: "ab%00zz" must not search for "ab".
+  expect_invalid(http("GET", std::string(kBase) + "?q=ab%00zz", s.call()),
+                 R"({"q":["The q field must be valid text of at most 255 characters."]})");
   expect_invalid(http("GET",
                       std::string(kBase) +
                           "?page=0&per_page=x&category_id=x&published=x&q=" + repeat("a", 256),

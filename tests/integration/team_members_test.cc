@@ -251,6 +251,9 @@ TEST(TeamMembersTest, AddValidationErrors) {
        R"({"email":["The email field is required."]})"},
       {R"({"email":"not-an-email","role":"MEMBER","name":"N","password":"password1"})",
        R"({"email":["The email field must be a valid email address."]})"},
+      // Shorter than the users table allows: a 422, never the CHECK's 500.
+      {R"({"email":"a@","role":"MEMBER","name":"N","password":"password1"})",
+       R"({"email":["The email field must be at least 3 characters."]})"},
       {R"({"email":")" + email + R"(","role":"MEMBER"})",
        R"({"name":["The name field is required for a new account."],
            "password":["The password field is required for a new account."]})"},

@@ -57,6 +57,27 @@ const Statement kArchive{
     "  updated_at = CASE WHEN status = 'archived' THEN updated_at ELSE now() END "
     "WHERE tenant_id = $1 AND id = $2 RETURNING id"};
 
+// Every user id of a `users` target must be a member of the tenant: a push
+// must not reach people outside it.
+const Statement kTargetsAreMembers{
+    "announcements_targets_are_members",
+    "SELECT NOT EXISTS (SELECT 1 FROM unnest(string_to_array($2, ',')::bigint[]) AS t (id) "
+    "  WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = "
+    "t.id))"};
+
+Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields& fields,
+                           FieldErrors& errs) {
+  if (fields.target_type != "users" || !fields.target_value || errs.has("target_value")) {
+    return true;
+  }
+  DbResult r = ctx.db.exec(kTargetsAreMembers, {tenant_id, *fields.target_value});
+  if (!r.ok()) return errors::database(r.error());
+  if (!r->boolean(0, 0)) {
+    errs.add("target_value", "The target_value field must list members of this tenant.");
+  }
+  return true;
+}
+
 }  // namespace
 
 Response announcements_create(Ctx& ctx) {
@@ -66,6 +87,8 @@ Response announcements_create(Ctx& ctx) {
   AnnouncementFields fields;
   announcement_read_body(body.get(), InputMode::kCreate, &fields, errs);
   announcement_check(body.get(), "", "pending", &fields, errs);
+  CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
+  (void)targets_checked;
   if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
 
   std::vector<Param> params{who.tenant_id};
@@ -106,6 +129,8 @@ Response announcements_update(Ctx& ctx) {
   const std::string previous_push_status = fields.push_status;
   announcement_read_body(body.get(), InputMode::kUpdate, &fields, errs);
   announcement_check(body.get(), previous_status, previous_push_status, &fields, errs);
+  CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
+  (void)targets_checked;
   if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
 
   std::vector<Param> params{who.tenant_id, id};

@@ -71,8 +71,8 @@ Json read_events(BodyReader& in, FieldErrors& errs) {
   // from producing one error entry per item (megabytes of 422).
   size_t max_items = event_type_count();
   if (static_cast<size_t>(cJSON_GetArraySize(list.value)) > max_items) {
-    errs.add("events", "The events field must not have more than " + std::to_string(max_items) +
-                           " items.");
+    errs.add("events",
+             "The events field must not have more than " + std::to_string(max_items) + " items.");
     return out;
   }
   std::set<std::string> seen;

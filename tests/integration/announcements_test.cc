@@ -5,14 +5,19 @@
 // points at (CA_PUSH_GATEWAY_PORT). Every test process shares that gateway,
 // so requests are always matched by announcement_id, and answers are set as
 // the fallback (not a script) so a stray push of another test cannot consume them.
+// The two-worker test pauses the stack's worker and starts its own
+// (StackWorkerPause, WorkerProcess in stack.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,6 +42,21 @@ Tenant new_tenant() {
   t.id = create_tenant(t.token, unique("ann"));
   t.header = to_string(t.id);
   return t;
+}
+
+// `n` new accounts that are members of `t` (written directly: a `users`
+// push target must name members of the tenant). Their ids, in order.
+std::vector<std::string> new_members(const Tenant& t, int n) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < n; ++i) {
+    std::string id = sql("INSERT INTO users (name, email, password_hash) VALUES ('Target', '" +
+                         unique("target") + "@test.local', 'x') RETURNING id")
+                         .at(0);
+    sql("INSERT INTO memberships (tenant_id, user_id, role) VALUES (" + t.header + ", " + id +
+        ", 'MEMBER')");
+    ids.push_back(id);
+  }
+  return ids;
 }
 
 HttpResponse post(const Tenant& t, const std::string& path, const std::string& body) {
@@ -274,13 +294,17 @@ TEST(AnnouncementsCreate, MinimalBodyGetsEveryFieldWithTheDefaults) {
 
 TEST(AnnouncementsCreate, StoresEveryFieldSentAndNormalisesTimestampsAndUserIds) {
   Tenant t = new_tenant();
-  HttpResponse r = post(t, kBase, R"({
+  std::vector<std::string> m = new_members(t, 3);
+  HttpResponse r = post(t, kBase,
+                        R"({
       "title": "  Spring sale  ", "summary": "Up to 50% off", "content": "<p>Details</p>",
       "type": "success", "priority": 1, "status": "draft", "is_push_enabled": true,
       "is_public": true, "scheduled_at": "2030-03-01T10:00:00+02:00",
       "expires_at": "2030-03-08T23:59:59.5Z", "topic": "promotions", "push_title": "Sale!",
       "push_body": "Half price", "push_data": {"screen": "sale", "ids": [1, 2]},
-      "target_type": "users", "target_value": " 12, 7 ,9", "attachment_type": "button",
+      "target_type": "users", "target_value": " )" +
+                            m[0] + ", " + m[1] + " ," + m[2] + R"(",
+      "attachment_type": "button",
       "attachment_url": "https://shop.example.com/sale?x=1",
       "attachment_metadata": {"label": "Shop now"}})");
   ASSERT_EQ(r.status, 201) << r.body;
@@ -292,7 +316,9 @@ TEST(AnnouncementsCreate, StoresEveryFieldSentAndNormalisesTimestampsAndUserIds)
       "scheduled_at": "2030-03-01T08:00:00.000000Z", "expires_at": "2030-03-08T23:59:59.500000Z",
       "topic": "promotions", "push_title": "Sale!", "push_body": "Half price",
       "push_data": {"screen": "sale", "ids": [1, 2]}, "target_type": "users",
-      "target_value": "12,7,9", "push_status": "pending", "push_error": null, "sent_at": null,
+      "target_value": ")" + m[0] + "," + m[1] +
+                                        "," + m[2] + R"(", "push_status": "pending",
+      "push_error": null, "sent_at": null,
       "attachment_type": "button", "attachment_url": "https://shop.example.com/sale?x=1",
       "attachment_metadata": {"label": "Shop now"}})"));
 }
@@ -505,9 +531,18 @@ TEST(AnnouncementsCreate, TargetValueFollowsTargetType) {
   auto with_target = [&](const std::string& target) {
     return post(t, kBase, R"({"title":"T","type":"info","status":"draft",)" + target + "}");
   };
-  HttpResponse r = with_target(R"("target_type":"users","target_value":"5, 6,7")");
+  std::vector<std::string> m = new_members(t, 3);
+  HttpResponse r = with_target(R"("target_type":"users","target_value":")" + m[0] + ", " + m[1] +
+                               "," + m[2] + "\"");
   ASSERT_EQ(r.status, 201) << r.body;
-  EXPECT_EQ(data_str(r, "target_value"), "5,6,7");
+  EXPECT_EQ(data_str(r, "target_value"), m[0] + "," + m[1] + "," + m[2]);
+  // A member of another tenant cannot be targeted.
+  Tenant other = new_tenant();
+  std::vector<std::string> outsider = new_members(other, 1);
+  r = with_target(R"("target_type":"users","target_value":")" + m[0] + "," + outsider[0] + "\"");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"target_value": [
+      "The target_value field must list members of this tenant."]}})"));
   r = with_target(R"("target_type":"topic","target_value":"news")");
   ASSERT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(data_str(r, "target_value"), "news");
@@ -965,9 +1000,11 @@ TEST(AnnouncementsUpdate, ValidatesTheMergedRecord) {
   // Targets: switching to users needs ids; back to all clears the stored value.
   r = post(t, path_of(id), R"({"target_type":"users"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  r = post(t, path_of(id), R"({"target_type":"users","target_value":"3,4"})");
+  std::vector<std::string> m = new_members(t, 2);
+  r = post(t, path_of(id),
+           R"({"target_type":"users","target_value":")" + m[0] + "," + m[1] + "\"}");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(data_str(r, "target_value"), "3,4");
+  EXPECT_EQ(data_str(r, "target_value"), m[0] + "," + m[1]);
   r = post(t, path_of(id), R"({"target_type":"all"})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_TRUE(cJSON_IsNull(json_get(r["data"], "target_value")));
@@ -1131,10 +1168,12 @@ TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {
   ASSERT_NE(port, 0);
   Receiver gateway(port);
   Tenant t = new_tenant();
+  std::vector<std::string> m = new_members(t, 2);
+  std::string targets = m[0] + "," + m[1];
   HttpResponse r = post(t, kBase, R"({"title":"Flash sale","summary":"S","type":"alert",
       "status":"published","is_push_enabled":true,"topic":"deals","push_title":"Sale!",
       "push_body":"Half price today","push_data":{"screen":"sale"},"target_type":"users",
-      "target_value":"4,5"})");
+      "target_value":")" + targets + R"("})");
   ASSERT_EQ(r.status, 201) << r.body;
   int64_t id = json_get_int(r["data"], "id").value_or(-1);
   EXPECT_EQ(data_str(r, "push_status"), "pending");
@@ -1154,8 +1193,9 @@ TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {
   EXPECT_EQ(got[0].headers["authorization"], "Bearer " + gateway_token());
   EXPECT_TRUE(same_json(json_parse(got[0].body).get(),
                         R"({"title":"Sale!","body":"Half price today","data":{"screen":"sale"},
-      "topic":"deals","target_type":"users","target_value":"4,5","announcement_id":)" +
-                            to_string(id) + R"(,"tenant_id":)" + t.header + "}"));
+      "topic":"deals","target_type":"users","target_value":")" +
+                            targets + R"(","announcement_id":)" + to_string(id) +
+                            R"(,"tenant_id":)" + t.header + "}"));
 
   // A later, published one is sent too; the first is not sent again.
   int64_t second = create(t, R"({"title":"Next","type":"info","status":"published",
@@ -1254,6 +1294,95 @@ TEST(AnnouncementsPush, AClaimedPushIsLeftAloneUntilItsLeaseRunsOut) {
                 "announcements" +
                 where),
             std::vector<std::string>{"true|true"});
+}
+
+// announcement id -> push_status of every announcement of the tenant (at most 100).
+std::map<int64_t, std::string> push_statuses(const Tenant& t) {
+  std::map<int64_t, std::string> out;
+  HttpResponse r = get(t, kBase + "?per_page=100");
+  EXPECT_EQ(r.status, 200) << r.body;
+  const cJSON* rows = json_get(r["data"], "data");
+  for (const cJSON* a = rows ? rows->child : nullptr; a != nullptr; a = a->next) {
+    out[json_get_int(a, "id").value_or(-1)] = field(a, "push_status");
+  }
+  return out;
+}
+
+TEST(AnnouncementsPush, TwoWorkersAtOnceSendEachPushExactlyOnce) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  // Paused before the gateway listens, so the stack's worker cannot be
+  // stopped halfway through a request to it (which would stall the gateway).
+  StackWorkerPause pause;
+  ASSERT_FALSE(::testing::Test::HasFailure()) << "the stack's worker must be paused";
+  // Every worker's push lands here, one request at a time. The first answers
+  // come at once, so the two workers' claim statements run at the same
+  // moments (a claim that does not lock its row sends twice); the last ones
+  // after 50 ms, so sends are still in flight when no pending row is left (a
+  // claim that takes a row another worker holds sends twice).
+  constexpr int kCount = 20;
+  Receiver gateway(port);
+  gateway.script(std::vector<Reply>(kCount * 3 / 4, Reply{.status = 200}));
+  gateway.set_fallback(Reply{.status = 200, .delay_ms = 50});
+  Tenant t = new_tenant();
+
+  std::set<int64_t> ids;
+  for (int i = 0; i < kCount; ++i) {
+    HttpResponse r = post(t, kBase,
+                          R"({"title":"Race )" + std::to_string(i) +
+                              R"(","type":"info","status":"published",
+        "is_push_enabled":true})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    ids.insert(json_get_int(r["data"], "id").value_or(-1));
+  }
+  ASSERT_EQ(ids.size(), static_cast<size_t>(kCount));
+  // Nothing went out while no worker ran.
+  std::map<int64_t, std::string> statuses = push_statuses(t);
+  ASSERT_EQ(statuses.size(), static_cast<size_t>(kCount));
+  for (const auto& [id, status] : statuses) EXPECT_EQ(status, "pending") << id;
+  for (const ReceivedRequest& r : gateway.requests()) {
+    EXPECT_NE(json_get_int(json_parse(r.body).get(), "tenant_id"), t.id)
+        << "sent before any worker ran: " << r.body;
+  }
+
+  // Both start at once and race for the same 20 pending rows.
+  const std::map<std::string, std::string> env{{"PUSH_GATEWAY_URL", gateway.url("/push")}};
+  WorkerProcess a(env), b(env);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto all_sent = [&] {
+    return std::all_of(statuses.begin(), statuses.end(),
+                       [](const auto& s) { return s.second == "success"; });
+  };
+  while (true) {
+    statuses = push_statuses(t);
+    if (all_sent() || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (const auto& [id, status] : statuses) EXPECT_EQ(status, "success") << id;
+  // Their passes end, so a second send still in flight would have arrived by now.
+  EXPECT_TRUE(a.stop()) << "the first worker did not run to the end";
+  EXPECT_TRUE(b.stop()) << "the second worker did not run to the end";
+  std::printf("pushes processed by the two workers: %d and %d\n", a.processed("push notifications"),
+              b.processed("push notifications"));
+
+  // Exactly one request per announcement of this tenant.
+  std::map<int64_t, int> sent;
+  for (const ReceivedRequest& r : gateway.requests()) {
+    Json body = json_parse(r.body);
+    if (json_get_int(body.get(), "tenant_id") != t.id) continue;
+    EXPECT_EQ(r.path, "/push");
+    ++sent[json_get_int(body.get(), "announcement_id").value_or(-1)];
+  }
+  EXPECT_EQ(sent.size(), static_cast<size_t>(kCount));
+  for (const auto& [id, n] : sent) {
+    EXPECT_EQ(n, 1) << "announcement " << id << " was pushed " << n << " times";
+    EXPECT_EQ(ids.count(id), 1u) << "unexpected announcement " << id;
+  }
+  // Every claim was released by its holder with the outcome.
+  EXPECT_EQ(sql("SELECT count(*) FROM announcements WHERE tenant_id = " + t.header +
+                " AND push_status = 'success' AND sent_at IS NOT NULL AND push_claim IS NULL"
+                " AND push_lease_until IS NULL"),
+            std::vector<std::string>{std::to_string(kCount)});
 }
 
 }  // namespace

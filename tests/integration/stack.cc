@@ -1,8 +1,13 @@
 #include "stack.h"
 
 #include <curl/curl.h>
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +21,8 @@
 #include <thread>
 
 #include "jwt.h"
+
+extern char** environ;
 
 namespace ca::test {
 namespace {
@@ -260,6 +267,161 @@ int64_t token_user_id(const std::string& token) {
 bool is_timestamp(const cJSON* value) {
   static const std::regex kTimestamp(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$)");
   return cJSON_IsString(value) && std::regex_match(value->valuestring, kTimestamp);
+}
+
+// --- worker processes ----------------------------------------------------------
+
+std::optional<std::string> stack_env(const std::string& name) {
+  std::ifstream in(state_dir() + "/env");
+  std::string line, prefix = "export " + name + "=";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::string raw = line.substr(prefix.size()), value;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '\\' && i + 1 < raw.size()) ++i;  // printf %q escapes
+      value += raw[i];
+    }
+    return value;
+  }
+  return std::nullopt;
+}
+
+std::vector<pid_t> find_stack_workers() {
+  std::string marker = "DATABASE_URL=host=" + state_dir() + "/run ";
+  std::vector<pid_t> found;
+  DIR* proc = opendir("/proc");
+  while (dirent* e = proc ? readdir(proc) : nullptr) {
+    pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::string base = std::string("/proc/") + e->d_name;
+    std::ifstream cmd(base + "/cmdline");
+    std::string argv0;
+    std::getline(cmd, argv0, '\0');
+    const std::string name = "/commerce-admin-worker";
+    if (argv0.size() < name.size() ||
+        argv0.compare(argv0.size() - name.size(), name.size(), name) != 0) {
+      continue;
+    }
+    std::ifstream stat(base + "/stat");
+    std::string pid_text, comm, state;
+    long ppid = 0;
+    stat >> pid_text >> comm >> state >> ppid;
+    if (ppid == getpid()) continue;
+    std::ifstream env(base + "/environ");
+    std::string var;
+    bool ours = false;
+    while (std::getline(env, var, '\0')) ours = ours || var.rfind(marker, 0) == 0;
+    if (ours) found.push_back(pid);
+  }
+  if (proc) closedir(proc);
+  return found;
+}
+
+namespace {
+
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_text, comm;
+  char state = '?';
+  stat >> pid_text >> comm >> state;
+  return state;
+}
+
+// `value` as one single-quoted shell word.
+std::string shell_quote(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::atomic<int> worker_counter{0};
+
+}  // namespace
+
+StackWorkerPause::StackWorkerPause() : pids_(find_stack_workers()) {
+  EXPECT_FALSE(pids_.empty()) << "the stack's worker process was not found";
+  for (pid_t pid : pids_) {
+    kill(pid, SIGSTOP);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (process_state(pid) != 'T' && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_EQ(process_state(pid), 'T') << "the stack's worker " << pid << " did not stop";
+  }
+}
+
+void StackWorkerPause::resume() {
+  for (pid_t pid : pids_) kill(pid, SIGCONT);
+  pids_.clear();
+}
+
+WorkerProcess::WorkerProcess(const std::map<std::string, std::string>& overrides) {
+  log_ = state_dir() + "/log/test-worker-" + std::to_string(getpid()) + "-" +
+         std::to_string(++worker_counter) + ".log";
+  std::string script = ". \"$0\"; ";
+  // Sanitizer builds report into the stack's log dir, where scripts/test looks.
+  script += "export ASAN_OPTIONS=log_path=" + state_dir() +
+            "/log/asan:detect_leaks=1 UBSAN_OPTIONS=log_path=" + state_dir() +
+            "/log/ubsan:print_stacktrace=1:halt_on_error=1; ";
+  for (const auto& [k, v] : overrides) script += "export " + k + "=" + shell_quote(v) + "; ";
+  script += "exec commerce-admin-worker --loop 2>>\"$1\"";
+  std::string env_file = state_dir() + "/env";
+  std::vector<std::string> args = {"/bin/bash", "-c", script, env_file, log_};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // fork + execve only (nothing else between them: this process has threads).
+  pid_ = fork();
+  if (pid_ == 0) {
+    // Dies with this test, whatever way it ends, so no worker outlives it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    execve("/bin/bash", argv.data(), environ);
+    _exit(127);
+  }
+  if (pid_ < 0) {
+    ADD_FAILURE() << "cannot start a worker";
+    pid_ = 0;
+  }
+}
+
+bool WorkerProcess::stop() {
+  if (pid_ <= 0) return false;
+  kill(pid_, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  int status = 0;
+  bool clean = true;
+  while (waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "worker " << pid_ << " did not stop on SIGTERM";
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      clean = false;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  pid_ = 0;
+  return clean && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void WorkerProcess::kill_now() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = 0;
+}
+
+int WorkerProcess::processed(const std::string& task) const {
+  std::ifstream in(log_);
+  std::string line;
+  int total = 0;
+  const std::string marker = task + ": ";
+  while (std::getline(in, line)) {
+    size_t at = line.find(marker);
+    if (at != std::string::npos) total += std::atoi(line.c_str() + at + marker.size());
+  }
+  return total;
 }
 
 }  // namespace ca::test

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
@@ -99,5 +100,59 @@ int64_t token_user_id(const std::string& token);
 
 // UTC, microseconds, Z: 2026-11-22T01:26:12.123456Z.
 bool is_timestamp(const cJSON* value);
+
+// --- worker processes ----------------------------------------------------------
+//
+// Tests that must decide which worker takes a row pause the stack's own
+// worker and start their own `commerce-admin-worker --loop` processes with
+// the stack's environment. Nothing in the product has a test hook.
+
+// A value the stack was started with, from $CA_STATE_DIR/env (scripts/run).
+std::optional<std::string> stack_env(const std::string& name);
+
+// The workers of this stack that this test did not start (the stack's own
+// `commerce-admin-worker --loop`): worker processes whose DATABASE_URL is
+// this stack's and whose parent is not this process.
+std::vector<pid_t> find_stack_workers();
+
+// Keeps the stack's worker stopped (SIGSTOP) for the scope, so rows stay
+// pending until this test's own workers or a resume() take them.
+class StackWorkerPause {
+ public:
+  StackWorkerPause();
+  ~StackWorkerPause() { resume(); }
+  StackWorkerPause(const StackWorkerPause&) = delete;
+  StackWorkerPause& operator=(const StackWorkerPause&) = delete;
+  // SIGCONT; also done by the destructor, so a failing test never leaves it stopped.
+  void resume();
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// A `commerce-admin-worker --loop` of this test, with the stack's environment
+// plus `overrides`; its log goes to $CA_STATE_DIR/log/test-worker-<pid>-<n>.log.
+// It dies with the test process (PR_SET_PDEATHSIG), however that ends.
+class WorkerProcess {
+ public:
+  explicit WorkerProcess(const std::map<std::string, std::string>& overrides = {});
+  ~WorkerProcess() { stop(); }
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // SIGTERM: the worker finishes its pass (in-flight sends included) and
+  // exits. True when it then exited with status 0 (it was still running and
+  // ended cleanly); false when it had died or had to be killed.
+  bool stop();
+  // SIGKILL, at once (a worker dying mid-send).
+  void kill_now();
+  // Items this worker reported for `task` ("<task>: N processed" log lines,
+  // e.g. "webhook deliveries", "push notifications").
+  int processed(const std::string& task) const;
+
+ private:
+  pid_t pid_ = 0;
+  std::string log_;
+};
 
 }  // namespace ca::test

@@ -8,23 +8,20 @@
 // Some tests need to decide which worker takes a row. They pause the stack's
 // own worker with SIGSTOP (and SIGCONT it when done, also on failure) and
 // start their own `commerce-admin-worker --loop` processes with the stack's
-// environment ($CA_STATE_DIR/env). Nothing in the product has a test hook.
+// environment ($CA_STATE_DIR/env): StackWorkerPause and WorkerProcess in
+// stack.h. Nothing in the product has a test hook.
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sodium.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -35,8 +32,6 @@
 
 #include "receiver.h"
 #include "stack.h"
-
-extern char** environ;
 
 namespace ca::test {
 namespace {
@@ -59,22 +54,6 @@ std::vector<std::string> keys(const cJSON* obj) {
 std::string errors_of(const HttpResponse& r) { return json_dump(r["errors"]); }
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-// A value the stack was started with, from $CA_STATE_DIR/env (scripts/run).
-std::optional<std::string> stack_env(const std::string& name) {
-  std::ifstream in(state_dir() + "/env");
-  std::string line, prefix = "export " + name + "=";
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) != 0) continue;
-    std::string raw = line.substr(prefix.size()), value;
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] == '\\' && i + 1 < raw.size()) ++i;  // printf %q escapes
-      value += raw[i];
-    }
-    return value;
-  }
-  return std::nullopt;
-}
 
 int max_attempts() { return std::stoi(stack_env("WEBHOOK_MAX_ATTEMPTS").value_or("10")); }
 
@@ -185,154 +164,6 @@ std::string str_of(const cJSON* obj, const char* key) {
 }
 
 // --- worker processes -------------------------------------------------------------
-
-// The workers of this stack that this test did not start (the stack's own
-// `commerce-admin-worker --loop`): worker processes whose DATABASE_URL is
-// this stack's and whose parent is not this process.
-std::vector<pid_t> find_stack_workers() {
-  std::string marker = "DATABASE_URL=host=" + state_dir() + "/run ";
-  std::vector<pid_t> found;
-  DIR* proc = opendir("/proc");
-  while (dirent* e = proc ? readdir(proc) : nullptr) {
-    pid_t pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
-    std::string base = std::string("/proc/") + e->d_name;
-    std::ifstream cmd(base + "/cmdline");
-    std::string argv0;
-    std::getline(cmd, argv0, '\0');
-    const std::string name = "/commerce-admin-worker";
-    if (argv0.size() < name.size() ||
-        argv0.compare(argv0.size() - name.size(), name.size(), name) != 0) {
-      continue;
-    }
-    std::ifstream stat(base + "/stat");
-    std::string pid_text, comm, state;
-    long ppid = 0;
-    stat >> pid_text >> comm >> state >> ppid;
-    if (ppid == getpid()) continue;
-    std::ifstream env(base + "/environ");
-    std::string var;
-    bool ours = false;
-    while (std::getline(env, var, '\0')) ours = ours || var.rfind(marker, 0) == 0;
-    if (ours) found.push_back(pid);
-  }
-  if (proc) closedir(proc);
-  return found;
-}
-
-char process_state(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_text, comm;
-  char state = '?';
-  stat >> pid_text >> comm >> state;
-  return state;
-}
-
-// Keeps the stack's worker stopped (SIGSTOP) for the scope, so rows stay
-// pending until this test's own workers or a resume() take them.
-class StackWorkerPause {
- public:
-  StackWorkerPause() : pids_(find_stack_workers()) {
-    EXPECT_FALSE(pids_.empty()) << "the stack's worker process was not found";
-    for (pid_t pid : pids_) {
-      kill(pid, SIGSTOP);
-      auto deadline = Clock::now() + 5s;
-      while (process_state(pid) != 'T' && Clock::now() < deadline) {
-        std::this_thread::sleep_for(5ms);
-      }
-      EXPECT_EQ(process_state(pid), 'T') << "the stack's worker " << pid << " did not stop";
-    }
-  }
-  ~StackWorkerPause() { resume(); }
-  StackWorkerPause(const StackWorkerPause&) = delete;
-  StackWorkerPause& operator=(const StackWorkerPause&) = delete;
-  void resume() {
-    for (pid_t pid : pids_) kill(pid, SIGCONT);
-    pids_.clear();
-  }
-
- private:
-  std::vector<pid_t> pids_;
-};
-
-// A `commerce-admin-worker --loop` of this test, with the stack's environment
-// plus `overrides`; its log goes to $CA_STATE_DIR/log/test-worker-<pid>.log.
-class WorkerProcess {
- public:
-  explicit WorkerProcess(const std::map<std::string, std::string>& overrides = {}) {
-    log_ = state_dir() + "/log/test-worker-" + std::to_string(getpid()) + "-" +
-           std::to_string(++counter_) + ".log";
-    std::string script = ". \"$0\"; ";
-    // Sanitizer builds report into the stack's log dir, where scripts/test looks.
-    script += "export ASAN_OPTIONS=log_path=" + state_dir() +
-              "/log/asan:detect_leaks=1 UBSAN_OPTIONS=log_path=" + state_dir() +
-              "/log/ubsan:print_stacktrace=1:halt_on_error=1; ";
-    for (const auto& [k, v] : overrides) script += "export " + k + "=" + v + "; ";
-    script += "exec commerce-admin-worker --loop 2>>\"$1\"";
-    std::string env_file = state_dir() + "/env";
-    std::vector<std::string> args = {"/bin/bash", "-c", script, env_file, log_};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // fork + execve only (nothing else between them: this process has threads).
-    pid_ = fork();
-    if (pid_ == 0) {
-      // Dies with this test, whatever way it ends, so no worker outlives it.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      execve("/bin/bash", argv.data(), environ);
-      _exit(127);
-    }
-    if (pid_ < 0) {
-      ADD_FAILURE() << "cannot start a worker";
-      pid_ = 0;
-    }
-  }
-  ~WorkerProcess() { stop(); }
-  WorkerProcess(const WorkerProcess&) = delete;
-  WorkerProcess& operator=(const WorkerProcess&) = delete;
-
-  // SIGTERM: the worker finishes its pass (in-flight deliveries included) and exits.
-  void stop() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    auto deadline = Clock::now() + 40s;
-    int status = 0;
-    while (waitpid(pid_, &status, WNOHANG) == 0) {
-      if (Clock::now() > deadline) {
-        ADD_FAILURE() << "worker " << pid_ << " did not stop on SIGTERM";
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(20ms);
-    }
-    pid_ = 0;
-  }
-  void kill_now() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = 0;
-  }
-  // Rows this worker reported as processed ("webhook deliveries: N processed").
-  int processed() const {
-    std::ifstream in(log_);
-    std::string line;
-    int total = 0;
-    const std::string marker = "webhook deliveries: ";
-    while (std::getline(in, line)) {
-      size_t at = line.find(marker);
-      if (at != std::string::npos) total += std::atoi(line.c_str() + at + marker.size());
-    }
-    return total;
-  }
-
- private:
-  static inline int counter_ = 0;
-  pid_t pid_ = 0;
-  std::string log_;
-};
 
 // A port on 127.0.0.1 that refuses connections: bound, never listening.
 class DeadPort {
@@ -815,7 +646,7 @@ TEST_F(WebhooksTest, SeveralWorkersDeliverEachRowExactlyOnce) {
   a->stop();
   b->stop();
   std::printf("rows processed by the test's workers: %d and %d (the stack's worker: the rest)\n",
-              a->processed(), b->processed());
+              a->processed("webhook deliveries"), b->processed("webhook deliveries"));
   set_role(admin, tenant, member.id, "ADMIN");
   ASSERT_TRUE(receiver.wait_for(kRows + 1, 30s));
 

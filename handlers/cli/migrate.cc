@@ -38,8 +38,12 @@ int cli_migrate(Db& db, const char* sql_dir) {
   }
   std::sort(files.begin(), files.end());
 
-  // A session-level advisory lock serialises concurrent migrate runs.
-  if (!ok_or_print(db.exec_sql("SELECT pg_advisory_lock(727274)"), "lock")) return 1;
+  // A session-level advisory lock serialises concurrent migrate runs; NOTICEs
+  // ("already exists, skipping") are noise on a second run.
+  if (!ok_or_print(db.exec_sql("SET client_min_messages = warning"), "settings") ||
+      !ok_or_print(db.exec_sql("SELECT pg_advisory_lock(727274)"), "lock")) {
+    return 1;
+  }
   if (!ok_or_print(db.exec_sql("CREATE TABLE IF NOT EXISTS schema_migrations ("
                                " version text PRIMARY KEY,"
                                " applied_at timestamptz NOT NULL DEFAULT now())"),

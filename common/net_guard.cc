@@ -219,8 +219,13 @@ std::optional<std::string> check_url_target(const HttpUrl& url) {
     if (c != AddressClass::kPublic) {
       std::string cls = address_class_name(c);
       const char* article = (cls[0] == 'u') ? "an" : "a";
-      return "resolves to " + std::string(article) + " " + cls + " address (" +
-             address_text(ai->ai_addr) + "); webhook targets must be public";
+      // The address is named only when the client wrote it: for a host name
+      // it would show a tenant admin what our internal DNS answers.
+      in_addr v4{};
+      bool literal = url.ipv6_literal || inet_aton(url.host.c_str(), &v4) != 0;
+      std::string shown = literal ? " (" + address_text(ai->ai_addr) + ")" : "";
+      return "resolves to " + std::string(article) + " " + cls + " address" + shown +
+             "; webhook targets must be public";
     }
   }
   return std::nullopt;

@@ -121,11 +121,6 @@ bool is_ts(const cJSON* v) {
   return cJSON_IsString(v) && std::regex_match(v->valuestring, kTs);
 }
 
-std::string json_text(const std::string& s) {
-  Json j(cJSON_CreateString(s.c_str()));
-  return json_dump(j.get());
-}
-
 // The database's clock plus `seconds`, in the API's timestamp format.
 std::string db_time_in(int seconds) {
   auto rows = sql("SELECT ca_ts(now() + make_interval(secs => " + std::to_string(seconds) + "))");
@@ -389,12 +384,6 @@ TEST(AnnouncementsCreate, PriorityIsZeroOrOneAndAnInteger) {
   r = post(t, kBase, R"({"title":"P","type":"alert","status":"draft","priority":1})");
   ASSERT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(json_get_int(r["data"], "priority"), 1);
-}
-
-std::string repeat(const std::string& unit, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out += unit;
-  return out;
 }
 
 TEST(AnnouncementsCreate, LengthLimitsCountCharactersNotBytes) {

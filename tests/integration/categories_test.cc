@@ -15,36 +15,6 @@ namespace {
 
 constexpr const char* kBase = "/api/v2/admin/category";
 
-// A fresh tenant of a freshly logged-in admin; each test gets its own.
-struct Scope {
-  std::string token;
-  int64_t tenant = 0;
-  std::string tid() const { return to_string(tenant); }
-  Call call(std::optional<std::string> body = std::nullopt) const {
-    return {.token = token, .tenant = tid(), .body = std::move(body)};
-  }
-};
-
-Scope fresh_scope(const std::string& token) {
-  return {.token = token, .tenant = create_tenant(token, unique("Catalog tenant"))};
-}
-
-std::string json_text(const std::string& s) {
-  Json v(cJSON_CreateString(s.c_str()));
-  return json_dump(v.get());
-}
-
-// Exactly this JSON (same keys, same order, same values), after normalising both sides.
-void expect_body(const HttpResponse& r, long status, const std::string& expected) {
-  EXPECT_EQ(r.status, status) << r.body;
-  Json want = json_parse(expected);
-  ASSERT_TRUE(want) << "bad expected JSON in the test: " << expected;
-  ASSERT_TRUE(r.json) << "response is not JSON: " << r.body;
-  EXPECT_EQ(json_dump(r.json.get()), json_dump(want.get()));
-}
-
-int64_t int_of(const cJSON* obj, const char* key) { return json_get_int(obj, key).value_or(-1); }
-
 // Checks every field of a Category and that there are no others.
 void expect_category(const cJSON* c, int64_t tenant, const std::string& name,
                      const std::optional<std::string>& description, bool published) {
@@ -96,12 +66,6 @@ std::string tenant_snapshot(int64_t tenant) {
              "WHERE tenant_id = " +
              t) +
          one("SELECT count(*) FROM events WHERE tenant_id = " + t);
-}
-
-std::string repeat(const std::string& unit, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out += unit;
-  return out;
 }
 
 TEST(Categories, CreateReturns201WithTheTrimmedCategoryAndWritesCategoryCreatedEvent) {

@@ -79,6 +79,31 @@ std::string admin_password() { return env_or_fail("CA_ADMIN_PASSWORD"); }
 std::string state_dir() { return env_or_fail("CA_STATE_DIR"); }
 std::string to_string(int64_t v) { return std::to_string(v); }
 
+Scope fresh_scope(const std::string& token) {
+  return {.token = token, .tenant = create_tenant(token, unique("Scoped tenant"))};
+}
+
+std::string json_text(const std::string& s) {
+  Json v(cJSON_CreateString(s.c_str()));
+  return json_dump(v.get());
+}
+
+std::string repeat(const std::string& unit, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += unit;
+  return out;
+}
+
+void expect_body(const HttpResponse& r, long status, const std::string& expected) {
+  EXPECT_EQ(r.status, status) << r.body;
+  Json want = json_parse(expected);
+  ASSERT_TRUE(want) << "bad expected JSON in the test: " << expected;
+  ASSERT_TRUE(r.json) << "response is not JSON: " << r.body;
+  EXPECT_EQ(json_dump(r.json.get()), json_dump(want.get()));
+}
+
+int64_t int_of(const cJSON* obj, const char* key) { return json_get_int(obj, key).value_or(-1); }
+
 HttpResponse http(const std::string& method, const std::string& path, const Call& call) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });

@@ -72,6 +72,28 @@ std::vector<std::string> sql(const std::string& query);
 
 std::string to_string(int64_t v);
 
+// Small helpers shared by the resource tests.
+
+// A fresh tenant of a freshly logged-in admin; each test gets its own.
+struct Scope {
+  std::string token;
+  int64_t tenant = 0;
+  std::string tid() const { return to_string(tenant); }
+  Call call(std::optional<std::string> body = std::nullopt) const {
+    return {.token = token, .tenant = tid(), .body = std::move(body)};
+  }
+};
+Scope fresh_scope(const std::string& token);
+
+// `s` as a JSON string literal (quoted and escaped).
+std::string json_text(const std::string& s);
+// `unit` repeated `n` times.
+std::string repeat(const std::string& unit, int n);
+// The response has `status` and exactly this JSON body (same keys, order, values).
+void expect_body(const HttpResponse& r, long status, const std::string& expected);
+// The integer member `key` of `obj`, or -1.
+int64_t int_of(const cJSON* obj, const char* key);
+
 // The stack's token signing key ($CA_STATE_DIR/token_secret, as the handlers read it).
 std::string token_secret();
 

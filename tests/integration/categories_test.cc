@@ -482,40 +482,15 @@ TEST(Categories, EveryEndpointChecksTokenThenTenantHeader) {
   int64_t id = create_category(s, "Guarded");
   std::string before = tenant_snapshot(s.tenant);
   std::string item = std::string(kBase) + "/" + to_string(id);
-  struct Endpoint {
-    const char* method;
-    std::string path;
-    std::optional<std::string> body;
-  };
-  std::vector<Endpoint> endpoints = {
+  std::vector<GuardedCall> endpoints = {
       {"GET", kBase, std::nullopt},
       {"POST", std::string(kBase) + "/create", R"({"name":"Intruder"})"},
       {"PATCH", item, std::nullopt},
       {"POST", item, R"({"name":"Intruder"})"},
       {"DELETE", item, std::nullopt},
   };
-  for (const Endpoint& e : endpoints) {
-    SCOPED_TRACE(std::string(e.method) + " " + e.path);
-    HttpResponse no_token = http(e.method, e.path, {.tenant = s.tid(), .body = e.body});
-    expect_body(no_token, 401, R"({"error":"Unauthenticated"})");
-    EXPECT_EQ(no_token.headers["www-authenticate"], "Bearer");
-    expect_body(http(e.method, e.path, {.token = "not-a-token", .tenant = s.tid(), .body = e.body}),
-                401, R"({"error":"Unauthenticated"})");
-    // 401 comes before the header checks.
-    expect_body(http(e.method, e.path, {.body = e.body}), 401, R"({"error":"Unauthenticated"})");
-    expect_body(http(e.method, e.path, {.token = s.token, .body = e.body}), 400,
-                R"({"error":"The X-Tenant-ID header is required"})");
-    for (const char* garbage : {"abc", "-1", "0", "1.5", "12abc"}) {
-      expect_body(http(e.method, e.path, {.token = s.token, .tenant = garbage, .body = e.body}),
-                  400, R"({"error":"X-Tenant-ID must be a positive integer tenant id"})");
-    }
-    // A tenant the caller is not a member of, and one that does not exist.
-    expect_body(
-        http(e.method, e.path, {.token = outsider.token, .tenant = s.tid(), .body = e.body}), 403,
-        R"({"error":"You are not a member of this tenant"})");
-    expect_body(
-        http(e.method, e.path, {.token = s.token, .tenant = "9223372036854775807", .body = e.body}),
-        403, R"({"error":"You are not a member of this tenant"})");
+  for (const GuardedCall& e : endpoints) {
+    expect_tenant_guards(e.method, e.path, e.body, s, outsider.token);
   }
   // The tenant check comes before validation.
   expect_body(http("POST", std::string(kBase) + "/create",

@@ -633,36 +633,13 @@ TEST(Products, EveryEndpointChecksTokenThenTenantHeader) {
   TestUser outsider = add_user(admin, stranger_tenant.tenant, "ADMIN");
   int64_t id = create_id(s, R"({"name":"Guarded","price":1})");
   std::string before = tenant_snapshot(s.tenant);
-  struct Endpoint {
-    const char* method;
-    std::string path;
-    std::optional<std::string> body;
-  };
-  std::vector<Endpoint> endpoints = {
+  std::vector<GuardedCall> endpoints = {
       {"GET", kBase, std::nullopt},       {"POST", kBase, R"({"name":"Intruder","price":1})"},
       {"GET", item(id), std::nullopt},    {"POST", item(id), R"({"name":"Intruder"})"},
       {"DELETE", item(id), std::nullopt},
   };
-  for (const Endpoint& e : endpoints) {
-    SCOPED_TRACE(std::string(e.method) + " " + e.path);
-    HttpResponse no_token = http(e.method, e.path, {.tenant = s.tid(), .body = e.body});
-    expect_body(no_token, 401, R"({"error":"Unauthenticated"})");
-    EXPECT_EQ(no_token.headers["www-authenticate"], "Bearer");
-    expect_body(http(e.method, e.path, {.token = "not-a-token", .tenant = s.tid(), .body = e.body}),
-                401, R"({"error":"Unauthenticated"})");
-    expect_body(http(e.method, e.path, {.body = e.body}), 401, R"({"error":"Unauthenticated"})");
-    expect_body(http(e.method, e.path, {.token = s.token, .body = e.body}), 400,
-                R"({"error":"The X-Tenant-ID header is required"})");
-    for (const char* garbage : {"abc", "-1", "0", "1.5", "12abc"}) {
-      expect_body(http(e.method, e.path, {.token = s.token, .tenant = garbage, .body = e.body}),
-                  400, R"({"error":"X-Tenant-ID must be a positive integer tenant id"})");
-    }
-    expect_body(
-        http(e.method, e.path, {.token = outsider.token, .tenant = s.tid(), .body = e.body}), 403,
-        R"({"error":"You are not a member of this tenant"})");
-    expect_body(
-        http(e.method, e.path, {.token = s.token, .tenant = "9223372036854775807", .body = e.body}),
-        403, R"({"error":"You are not a member of this tenant"})");
+  for (const GuardedCall& e : endpoints) {
+    expect_tenant_guards(e.method, e.path, e.body, s, outsider.token);
   }
   // The tenant check comes before validation.
   expect_body(http("POST", kBase, {.token = outsider.token, .tenant = s.tid(), .body = "{}"}), 403,

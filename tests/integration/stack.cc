@@ -104,6 +104,31 @@ void expect_body(const HttpResponse& r, long status, const std::string& expected
 
 int64_t int_of(const cJSON* obj, const char* key) { return json_get_int(obj, key).value_or(-1); }
 
+void expect_tenant_guards(const char* method, const std::string& path,
+                          const std::optional<std::string>& body, const Scope& s,
+                          const std::string& outsider_token) {
+  SCOPED_TRACE(std::string(method) + " " + path);
+  const char* kUnauthenticated = R"({"error":"Unauthenticated"})";
+  HttpResponse no_token = http(method, path, {.tenant = s.tid(), .body = body});
+  expect_body(no_token, 401, kUnauthenticated);
+  EXPECT_EQ(no_token.headers["www-authenticate"], "Bearer");
+  expect_body(http(method, path, {.token = "not-a-token", .tenant = s.tid(), .body = body}), 401,
+              kUnauthenticated);
+  // 401 comes before the header checks.
+  expect_body(http(method, path, {.body = body}), 401, kUnauthenticated);
+  expect_body(http(method, path, {.token = s.token, .body = body}), 400,
+              R"({"error":"The X-Tenant-ID header is required"})");
+  for (const char* garbage : {"abc", "-1", "0", "1.5", "12abc"}) {
+    expect_body(http(method, path, {.token = s.token, .tenant = garbage, .body = body}), 400,
+                R"({"error":"X-Tenant-ID must be a positive integer tenant id"})");
+  }
+  const char* kNotMember = R"({"error":"You are not a member of this tenant"})";
+  expect_body(http(method, path, {.token = outsider_token, .tenant = s.tid(), .body = body}), 403,
+              kNotMember);
+  expect_body(http(method, path, {.token = s.token, .tenant = "9223372036854775807", .body = body}),
+              403, kNotMember);
+}
+
 HttpResponse http(const std::string& method, const std::string& path, const Call& call) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });

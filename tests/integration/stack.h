@@ -94,6 +94,21 @@ void expect_body(const HttpResponse& r, long status, const std::string& expected
 // The integer member `key` of `obj`, or -1.
 int64_t int_of(const cJSON* obj, const char* key);
 
+// One call of a tenant-scoped (X-Tenant-ID) endpoint.
+struct GuardedCall {
+  const char* method;
+  std::string path;
+  std::optional<std::string> body;
+};
+// The access checks every X-Tenant-ID endpoint shares, in DESIGN §3's order:
+// 401 without a usable token (before any header check), 400 for a missing or
+// garbage X-Tenant-ID, 403 for a tenant the caller is not a member of or that
+// does not exist. `s` is a tenant of the caller; `outsider_token` a user of
+// another tenant.
+void expect_tenant_guards(const char* method, const std::string& path,
+                          const std::optional<std::string>& body, const Scope& s,
+                          const std::string& outsider_token);
+
 // The stack's token signing key ($CA_STATE_DIR/token_secret, as the handlers read it).
 std::string token_secret();
 

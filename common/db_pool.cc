@@ -12,18 +12,34 @@ DbPool::DbPool(const std::string& conninfo, int size) {
 
 DbPool::Lease DbPool::acquire() {
   std::unique_lock<std::mutex> lock(mu_);
-  available_.wait(lock, [&] { return !free_.empty(); });
-  Db* db = free_.back();
-  free_.pop_back();
-  return Lease(this, db);
+  if (!free_.empty()) {
+    Db* db = free_.back();
+    free_.pop_back();
+    return Lease(this, db);
+  }
+  Waiter me;
+  waiters_.push_back(&me);
+  me.handed.wait(lock, [&] { return me.db != nullptr; });
+  return Lease(this, me.db);
+}
+
+size_t DbPool::waiting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiters_.size();
 }
 
 void DbPool::release(Db* db) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (waiters_.empty()) {
     free_.push_back(db);
+    return;
   }
-  available_.notify_one();
+  Waiter* next = waiters_.front();
+  waiters_.pop_front();
+  next->db = db;
+  // Notified under the lock: the waiter's condition variable lives on its
+  // stack and is gone as soon as it can see `db`.
+  next->handed.notify_one();
 }
 
 }  // namespace ca

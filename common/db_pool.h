@@ -4,9 +4,15 @@
 // so a process wants more threads than it wants PostgreSQL connections. A
 // thread borrows a Db for exactly one request (acquire() blocks while all are
 // lent) and gives it back before writing the response. Thread-safe.
+//
+// Fair: a returned connection goes straight to the longest waiting thread,
+// never to one that arrives later (a plain mutex + condition variable lets a
+// newcomer take it first, and under load some requests then wait far longer
+// than the rest).
 #pragma once
 
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,14 +45,22 @@ class DbPool {
   };
 
   Lease acquire();
+  // Threads blocked in acquire() right now.
+  size_t waiting();
 
  private:
   void release(Db* db);
 
+  // A thread blocked in acquire(); release() fills `db` and wakes it.
+  struct Waiter {
+    Db* db = nullptr;
+    std::condition_variable handed;
+  };
+
   std::vector<std::unique_ptr<Db>> all_;
   std::vector<Db*> free_;
+  std::deque<Waiter*> waiters_;  // oldest first
   std::mutex mu_;
-  std::condition_variable available_;
 };
 
 }  // namespace ca

@@ -2,6 +2,7 @@
 
 #include <fcgiapp.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -120,6 +121,22 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
 // socket is not an option: spawn-fcgi and systemd share it across processes.
 void on_wake(int) {}
 
+std::atomic<bool> stopping{false};
+
+// On a connection nginx keeps open (fastcgi_keep_conn), waits for its next
+// request in poll() rather than in libfcgi's read(): a reader blocked on a
+// unix socket is woken each time nginx drains the last response (the kernel
+// signals write space on the same wait queue), poll() only for input. False
+// when the process is stopping.
+bool wait_for_next_request(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  while (poll(&p, 1, -1) < 0) {
+    if (errno != EINTR) return true;  // let libfcgi's read report it
+    if (stopping.load()) return false;
+  }
+  return true;
+}
+
 void worker_loop(int listen_fd, const Router* router, const Config* config, DbPool* pool,
                  std::atomic<bool>* done) {
   FCGX_Request r;
@@ -150,6 +167,7 @@ void worker_loop(int listen_fd, const Router* router, const Config* config, DbPo
     write_response(r, resp);
     log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
     FCGX_Finish_r(&r);
+    if (r.ipcFd >= 0 && !wait_for_next_request(r.ipcFd)) break;
   }
   FCGX_Free(&r, 1);
   done->store(true);
@@ -231,6 +249,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   int sig = 0;
   sigwait(&stop_signals, &sig);
   log_info("signal %d: stopping", sig);
+  stopping.store(true);
   FCGX_ShutdownPending();
   // In-flight requests finish; idle workers are woken until each has left
   // (a wake-up can land just before a worker enters accept, hence the loop).

@@ -44,14 +44,14 @@ struct ListStatements {
                                     : "SELECT count(*) AS n FROM products p WHERE " + where;
       // The page's ids come from the index first; the columns (timestamp
       // formatting included) are built for the rows shown, not for the rows
-      // OFFSET skips.
-      sql[mask] = "WITH total AS (" + total + "), page AS (SELECT p.id FROM products p WHERE " +
-                  where +
-                  " ORDER BY p.id DESC LIMIT $2 OFFSET $3) "
-                  "SELECT " CA_PRODUCT_COLUMNS
-                  ", total.n FROM total LEFT JOIN "
-                  "(page JOIN products p ON p.tenant_id = $1 AND p.id = page.id) ON true "
-                  "ORDER BY p.id DESC";
+      // OFFSET skips. `id = ANY (ARRAY(...))` keeps that a primary-key lookup
+      // in a generic plan too (a join of the page to products could plan as a
+      // hash join over the whole tenant).
+      sql[mask] = "WITH total AS (" + total +
+                  ") SELECT " CA_PRODUCT_COLUMNS
+                  ", total.n FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
+                  "ANY (ARRAY(SELECT p.id FROM products p WHERE " +
+                  where + " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) ORDER BY p.id DESC";
       statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
     }
   }

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace ca {
 namespace {
@@ -37,6 +39,27 @@ TEST(DbPoolTest, AcquireWaitsUntilALeaseIsReturned) {
   }
   waiter.join();
   EXPECT_TRUE(acquired.load());
+}
+
+TEST(DbPoolTest, ReturnedConnectionGoesToTheLongestWaitingThread) {
+  DbPool pool(kNoServer, 1);
+  std::mutex order_mu;
+  std::vector<int> order;
+  std::vector<std::thread> waiters;
+  {
+    DbPool::Lease held = pool.acquire();
+    for (int i = 0; i < 4; ++i) {
+      waiters.emplace_back([&, i] {
+        DbPool::Lease lease = pool.acquire();
+        std::lock_guard<std::mutex> lock(order_mu);
+        order.push_back(i);
+      });
+      // Each waiter is queued before the next one starts.
+      while (pool.waiting() != static_cast<size_t>(i) + 1) std::this_thread::yield();
+    }
+  }
+  for (auto& t : waiters) t.join();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
 }
 
 TEST(DbPoolTest, MovedLeaseReturnsItsConnectionOnce) {

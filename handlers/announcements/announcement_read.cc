@@ -28,8 +28,9 @@ const Statement kList{
 constexpr int kListTotal = kAnnouncementColumnCount;
 
 // One statement for the whole active list: the caller's read record comes
-// from a LEFT JOIN, and the partial index announcements_active_idx gives the
-// published rows of the tenant in display order.
+// from a LEFT JOIN, and the partial index announcements_live_idx gives the
+// tenant's published rows that have not expired (the expiry is written as
+// that index's expression), however many expired ones the history holds.
 const Statement kActive{
     "announcements_active",
     "SELECT a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "
@@ -41,7 +42,7 @@ const Statement kActive{
     "  ON r.tenant_id = a.tenant_id AND r.announcement_id = a.id AND r.user_id = $2 "
     "WHERE a.tenant_id = $1 AND a.status = 'published' "
     "  AND (a.scheduled_at IS NULL OR a.scheduled_at <= now()) "
-    "  AND (a.expires_at IS NULL OR a.expires_at > now()) "
+    "  AND COALESCE(a.expires_at, 'infinity'::timestamptz) > now() "
     "  AND r.dismissed IS NOT TRUE "
     "ORDER BY a.priority DESC, a.created_at DESC, a.id DESC"};
 

@@ -65,6 +65,13 @@ void json_add_null(cJSON* obj, const char* key) {
   cJSON_AddItemToObject(obj, key, cJSON_CreateNull());
 }
 
+void json_set_null(cJSON* obj, const char* key) {
+  cJSON* null_item = cJSON_CreateNull();
+  if (!cJSON_ReplaceItemInObjectCaseSensitive(obj, key, null_item)) {
+    cJSON_AddItemToObject(obj, key, null_item);
+  }
+}
+
 void json_add_opt_str(cJSON* obj, const char* key, const std::optional<std::string>& value) {
   if (value) {
     json_add_str(obj, key, *value);

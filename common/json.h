@@ -37,6 +37,8 @@ void json_add_int(cJSON* obj, const char* key, int64_t value);
 void json_add_num(cJSON* obj, const char* key, double value);
 void json_add_bool(cJSON* obj, const char* key, bool value);
 void json_add_null(cJSON* obj, const char* key);
+// Replaces `key`'s value (or adds it) with null.
+void json_set_null(cJSON* obj, const char* key);
 // Adds a string, or null when `value` is empty.
 void json_add_opt_str(cJSON* obj, const char* key, const std::optional<std::string>& value);
 // Adds an integer, or null when `value` is empty.

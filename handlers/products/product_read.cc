@@ -18,30 +18,41 @@ const Statement kRead{"products_read", "SELECT " CA_PRODUCT_COLUMNS
 // its index (a generic plan of "$n IS NULL OR ..." would not). The SQL is
 // fixed text chosen by which filters are present; values always travel as
 // parameters: $1 tenant, $2 per_page, $3 offset, then the present filters in
-// the order category_id, name pattern, published.
+// the order category_id, name pattern, published, after_id.
+constexpr int kFilterCategory = 1, kFilterName = 2, kFilterPublished = 4, kShortName = 8,
+              kAfterId = 16;
+constexpr size_t kListVariants = 32;
+
 struct ListStatements {
-  std::array<std::string, 16> names;
-  std::array<std::string, 16> sql;
-  std::array<Statement, 16> statements;
+  std::array<std::string, kListVariants> names;
+  std::array<std::string, kListVariants> sql;
+  std::array<Statement, kListVariants> statements;
   ListStatements() {
-    for (int mask = 0; mask < 16; ++mask) {
+    for (int mask = 0; mask < static_cast<int>(kListVariants); ++mask) {
       std::string where = "p.tenant_id = $1 AND p.deleted_at IS NULL";
       int n = 4;
-      if (mask & 1) where += " AND p.category_id = $" + std::to_string(n++);
+      if (mask & kFilterCategory) where += " AND p.category_id = $" + std::to_string(n++);
       // A pattern under 3 characters has no trigram to look up: the trigram
       // index would scan every tenant's rows. `name || ''` hides the column
-      // from that index so the plan walks this tenant's rows only (mask 8).
-      if (mask & 2) {
-        where += (mask & 8) ? " AND (p.name || '') ILIKE $" : " AND p.name ILIKE $";
+      // from that index so the plan walks this tenant's rows only.
+      if (mask & kFilterName) {
+        where += (mask & kShortName) ? " AND (p.name || '') ILIKE $" : " AND p.name ILIKE $";
         where += std::to_string(n++);
       }
-      if (mask & 4) where += " AND p.published = $" + std::to_string(n++);
+      if (mask & kFilterPublished) where += " AND p.published = $" + std::to_string(n++);
+      // The keyset cursor narrows the page, not the total: the page starts
+      // right after that product in the list's order (id descending) and is
+      // an index range scan however deep it is, where OFFSET walks every
+      // row it skips.
+      std::string page_where = where;
+      if (mask & kAfterId) page_where += " AND p.id < $" + std::to_string(n++);
       names[mask] = "products_list_" + std::to_string(mask);
       // Unfiltered, the total is the tenant's live counter (sql/006); filtered,
       // the filter's index is counted.
-      std::string total = mask == 0 ? "SELECT COALESCE((SELECT live FROM product_counts "
-                                      "WHERE tenant_id = $1), 0) AS n"
-                                    : "SELECT count(*) AS n FROM products p WHERE " + where;
+      bool unfiltered = (mask & (kFilterCategory | kFilterName | kFilterPublished)) == 0;
+      std::string total = unfiltered ? "SELECT COALESCE((SELECT live FROM product_counts "
+                                       "WHERE tenant_id = $1), 0) AS n"
+                                     : "SELECT count(*) AS n FROM products p WHERE " + where;
       // The page's ids come from the index first; the columns (timestamp
       // formatting included) are built for the rows shown, not for the rows
       // OFFSET skips. `id = ANY (ARRAY(...))` keeps that a primary-key lookup
@@ -51,7 +62,7 @@ struct ListStatements {
                   ") SELECT " CA_PRODUCT_COLUMNS
                   ", total.n FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
                   "ANY (ARRAY(SELECT p.id FROM products p WHERE " +
-                  where + " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) ORDER BY p.id DESC";
+                  page_where + " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) ORDER BY p.id DESC";
       statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
     }
   }
@@ -84,7 +95,7 @@ Response products_list(Ctx& ctx) {
     int64_t id = parse_id(*c);
     if (id == 0) errs.add("category_id", "The category_id field must be a positive integer.");
     params.emplace_back(id);
-    mask |= 1;
+    mask |= kFilterCategory;
   }
   if (auto q = ctx.req.query_param("q")) {
     // A NUL would end the pattern early in PostgreSQL's C strings.
@@ -92,7 +103,7 @@ Response products_list(Ctx& ctx) {
       errs.add("q", "The q field must be valid text of at most 255 characters.");
     } else if (!q->empty()) {
       params.emplace_back(contains_pattern(*q));
-      mask |= utf8_length(*q) < 3 ? 2 | 8 : 2;
+      mask |= utf8_length(*q) < 3 ? kFilterName | kShortName : kFilterName;
     }
   }
   if (auto p = ctx.req.query_param("published")) {
@@ -103,7 +114,16 @@ Response products_list(Ctx& ctx) {
     } else {
       errs.add("published", "The published field must be true or false.");
     }
-    mask |= 4;
+    mask |= kFilterPublished;
+  }
+  if (auto a = ctx.req.query_param("after_id")) {
+    if (ctx.req.query_param("page")) {
+      errs.add("page", "The page field cannot be combined with after_id.");
+    }
+    int64_t id = parse_id(*a);
+    if (id == 0) errs.add("after_id", "The after_id field must be a positive integer.");
+    params.emplace_back(id);
+    mask |= kAfterId;
   }
   if (!errs.empty()) return errors::validation(errs);
 
@@ -114,8 +134,11 @@ Response products_list(Ctx& ctx) {
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
   }
-  return Response::success(200, nullptr,
-                           paginated(std::move(data), page, r->int64(0, kProductColumns)));
+  Json body = paginated(std::move(data), page, r->int64(0, kProductColumns));
+  // After a cursor the page's position would take counting every row above
+  // it, the cost the cursor exists to avoid: it is not reported.
+  if (mask & kAfterId) json_set_null(body.get(), "current_page");
+  return Response::success(200, nullptr, std::move(body));
 }
 
 Response products_read(Ctx& ctx) {

@@ -583,6 +583,64 @@ TEST(Products, ListRejectsInvalidFiltersAndPagesAllAtOnce) {
                      R"("published":["The published field must be true or false."]})");
 }
 
+TEST(Products, AfterIdPagesByKeysetWithTheFiltersAndTheFullTotal) {
+  std::string token = admin_token();
+  Scope s = fresh_scope(token);
+  Scope other = fresh_scope(token);
+  using Ids = std::vector<int64_t>;
+  // The page's ids (list_ids also checks the total against them; here the
+  // total is the whole list's).
+  auto page_ids = [](const Scope& scope, const std::string& query) {
+    HttpResponse r = http("GET", std::string(kBase) + query, scope.call());
+    EXPECT_EQ(r.status, 200) << query << " -> " << r.body;
+    return ids_of(r);
+  };
+  Ids ids;
+  for (int i = 0; i < 7; ++i) {
+    ids.push_back(create_id(s, "{\"name\":\"Item " + std::to_string(i) +
+                                   "\",\"price\":1,\"published\":" + (i % 2 ? "false" : "true") +
+                                   "}"));
+  }
+  int64_t foreign = create_id(other, R"({"name":"Item foreign","price":1})");
+
+  // The page after a product: the next ones in the list's order (newest
+  // first); the total is the whole list's, and the position is not reported.
+  HttpResponse r =
+      http("GET", std::string(kBase) + "?per_page=2&after_id=" + to_string(ids[5]), s.call());
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(ids_of(r), (Ids{ids[4], ids[3]}));
+  EXPECT_TRUE(cJSON_IsNull(json_get(r["data"], "current_page")));
+  EXPECT_EQ(int_of(r["data"], "last_page"), 4);
+  EXPECT_EQ(int_of(r["data"], "per_page"), 2);
+  EXPECT_EQ(int_of(r["data"], "total"), 7);
+  // Walking with the last id of each page visits every product once.
+  Ids seen;
+  std::string cursor = to_string(ids[6] + 1);
+  for (int guard = 0; guard < 10; ++guard) {
+    Ids page = page_ids(s, "?per_page=3&after_id=" + cursor);
+    if (page.empty()) break;
+    seen.insert(seen.end(), page.begin(), page.end());
+    cursor = to_string(page.back());
+  }
+  EXPECT_EQ(seen, (Ids(ids.rbegin(), ids.rend())));
+  // With filters, the cursor narrows the page and the total counts the filter.
+  HttpResponse published =
+      http("GET", std::string(kBase) + "?published=true&after_id=" + to_string(ids[4]), s.call());
+  EXPECT_EQ(ids_of(published), (Ids{ids[2], ids[0]}));
+  EXPECT_EQ(int_of(published["data"], "total"), 4);
+  // Past the oldest product the page is empty; another tenant's id is just a
+  // position, and never brings that tenant's rows.
+  EXPECT_EQ(page_ids(s, "?after_id=" + to_string(ids[0])), Ids{});
+  EXPECT_EQ(page_ids(other, "?after_id=" + to_string(foreign + 1)), (Ids{foreign}));
+  EXPECT_EQ(page_ids(other, "?after_id=" + to_string(foreign)), Ids{});
+
+  expect_invalid(http("GET", std::string(kBase) + "?after_id=0", s.call()),
+                 R"({"after_id":["The after_id field must be a positive integer."]})");
+  expect_invalid(http("GET", std::string(kBase) + "?after_id=x&page=2", s.call()),
+                 R"({"page":["The page field cannot be combined with after_id."],)"
+                 R"("after_id":["The after_id field must be a positive integer."]})");
+}
+
 TEST(Products, EventsAreWrittenForCreateUpdateAndDelete) {
   Scope s = fresh_scope(admin_token());
   int64_t id = create_id(s, R"({"name":"Evented","price":1.5})");

@@ -301,5 +301,14 @@ TEST(ResponseTest, StatusReasons) {
   EXPECT_STREQ(status_reason(503), "Service Unavailable");
 }
 
+TEST(JsonSetNullTest, ReplacesAValueInPlaceOrAddsTheKey) {
+  Json o = json_object();
+  json_add_int(o.get(), "a", 1);
+  json_add_int(o.get(), "b", 2);
+  json_set_null(o.get(), "a");
+  json_set_null(o.get(), "c");
+  EXPECT_EQ(json_dump(o.get()), R"({"a":null,"b":2,"c":null})");
+}
+
 }  // namespace
 }  // namespace ca

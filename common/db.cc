@@ -82,6 +82,18 @@ bool Db::ensure_connected() {
     disconnect();
     return false;
   }
+  // Every statement here is a short OLTP query. JIT compilation (tens to
+  // hundreds of ms) and parallel workers (ms to start) only pay for long
+  // analytic scans, yet a row estimate PostgreSQL cannot make (a condition
+  // on now(), say) is enough to trigger them: both off for these sessions.
+  PgResultPtr setup(PQexec(conn_, "SET jit = off; SET max_parallel_workers_per_gather = 0"));
+  if (PQresultStatus(setup.get()) != PGRES_COMMAND_OK) {
+    std::string msg = PQerrorMessage(conn_);
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    log_error("database session setup failed: %s", msg.c_str());
+    disconnect();
+    return false;
+  }
   return true;
 }
 

@@ -27,19 +27,23 @@ const Statement kList{
     "ORDER BY page.created_at DESC, page.id DESC"};
 constexpr int kListTotal = kAnnouncementColumnCount;
 
-// One statement for the whole active list: the caller's read record comes
-// from a LEFT JOIN, and the partial index announcements_live_idx gives the
-// tenant's published rows that have not expired (the expiry is written as
-// that index's expression), however many expired ones the history holds.
+// One statement for the whole active list. The partial index
+// announcements_live_idx gives the tenant's published rows that have not
+// expired (the expiry is written as that index's expression), however many
+// expired ones the history holds. The caller's read record is looked up per
+// row (LATERAL ... LIMIT 1 cannot be flattened into a join): PostgreSQL cannot
+// estimate a condition on now() and would otherwise plan a hash join over
+// every read record of the user.
 const Statement kActive{
     "announcements_active",
     "SELECT a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "
     "       a.is_public, ca_ts(a.expires_at), a.topic, a.attachment_type, a.attachment_url, "
-    "       a.attachment_metadata::text, ca_ts(a.created_at), r.user_id IS NOT NULL, "
+    "       a.attachment_metadata::text, ca_ts(a.created_at), r.dismissed IS NOT NULL, "
     "       COALESCE(r.dismissed, false) "
     "FROM announcements a "
-    "LEFT JOIN announcement_reads r "
-    "  ON r.tenant_id = a.tenant_id AND r.announcement_id = a.id AND r.user_id = $2 "
+    "LEFT JOIN LATERAL (SELECT r.dismissed FROM announcement_reads r "
+    "                   WHERE r.tenant_id = a.tenant_id AND r.announcement_id = a.id "
+    "                     AND r.user_id = $2 LIMIT 1) r ON true "
     "WHERE a.tenant_id = $1 AND a.status = 'published' "
     "  AND (a.scheduled_at IS NULL OR a.scheduled_at <= now()) "
     "  AND COALESCE(a.expires_at, 'infinity'::timestamptz) > now() "

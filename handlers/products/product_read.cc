@@ -44,25 +44,40 @@ struct ListStatements {
       // right after that product in the list's order (id descending) and is
       // an index range scan however deep it is, where OFFSET walks every
       // row it skips.
-      std::string page_where = where;
-      if (mask & kAfterId) page_where += " AND p.id < $" + std::to_string(n++);
+      std::string after = (mask & kAfterId) ? " AND p.id < $" + std::to_string(n++) : "";
       names[mask] = "products_list_" + std::to_string(mask);
-      // Unfiltered, the total is the tenant's live counter (sql/006); filtered,
-      // the filter's index is counted.
-      bool unfiltered = (mask & (kFilterCategory | kFilterName | kFilterPublished)) == 0;
-      std::string total = unfiltered ? "SELECT COALESCE((SELECT live FROM product_counts "
-                                       "WHERE tenant_id = $1), 0) AS n"
-                                     : "SELECT count(*) AS n FROM products p WHERE " + where;
-      // The page's ids come from the index first; the columns (timestamp
-      // formatting included) are built for the rows shown, not for the rows
-      // OFFSET skips. `id = ANY (ARRAY(...))` keeps that a primary-key lookup
-      // in a generic plan too (a join of the page to products could plan as a
-      // hash join over the whole tenant).
-      sql[mask] = "WITH total AS (" + total +
-                  ") SELECT " CA_PRODUCT_COLUMNS
+      // The page's ids are chosen first; the columns (timestamp formatting
+      // included) are built for the rows shown, not for the rows OFFSET skips.
+      // `id = ANY (ARRAY(...))` keeps that a primary-key lookup in a generic
+      // plan too (a join of the page to products could plan as a hash join
+      // over the whole tenant).
+      std::string page_ids;
+      std::string total;
+      if (mask & kFilterName) {
+        // A name search finds its matches once (trigram index) and both
+        // counts and pages them: given `ORDER BY id DESC LIMIT`, PostgreSQL
+        // would rather walk the tenant's ids newest first until enough rows
+        // match, which reads most of the tenant when the matches are old.
+        total = "m AS MATERIALIZED (SELECT p.id FROM products p WHERE " + where +
+                "), total AS (SELECT count(*) AS n FROM m)";
+        page_ids = "SELECT p.id FROM m p WHERE true" + after;
+      } else {
+        // Unfiltered, the total is the tenant's live counter (sql/006);
+        // filtered, the filter's index is counted. The page comes from the
+        // same index, in order.
+        total = (mask & (kFilterCategory | kFilterPublished)) == 0
+                    ? "total AS (SELECT COALESCE((SELECT live FROM product_counts "
+                      "WHERE tenant_id = $1), 0) AS n)"
+                    : "total AS (SELECT count(*) AS n FROM products p WHERE " + where + ")";
+        page_ids = "SELECT p.id FROM products p WHERE " + where + after;
+      }
+      sql[mask] = "WITH " + total +
+                  " SELECT " CA_PRODUCT_COLUMNS
                   ", total.n FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
-                  "ANY (ARRAY(SELECT p.id FROM products p WHERE " +
-                  page_where + " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) ORDER BY p.id DESC";
+                  "ANY (ARRAY(" +
+                  page_ids +
+                  " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) "
+                  "ORDER BY p.id DESC";
       statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
     }
   }

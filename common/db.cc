@@ -86,7 +86,16 @@ bool Db::ensure_connected() {
   // hundreds of ms) and parallel workers (ms to start) only pay for long
   // analytic scans, yet a row estimate PostgreSQL cannot make (a condition
   // on now(), say) is enough to trigger them: both off for these sessions.
-  PgResultPtr setup(PQexec(conn_, "SET jit = off; SET max_parallel_workers_per_gather = 0"));
+  //
+  // Generic plans: each statement is prepared once per connection and its
+  // text already fixes the access path (one statement per filter
+  // combination; pages chosen as `id = ANY (ARRAY(...))`). By default
+  // PostgreSQL re-plans a parameterized statement on every execution when it
+  // guesses a custom plan is cheaper, which for the list statements cost more
+  // than running them (product list 3.1k -> 4.7k req/s at 8 connections).
+  PgResultPtr setup(PQexec(conn_,
+                           "SET jit = off; SET max_parallel_workers_per_gather = 0; "
+                           "SET plan_cache_mode = force_generic_plan"));
   if (PQresultStatus(setup.get()) != PGRES_COMMAND_OK) {
     std::string msg = PQerrorMessage(conn_);
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();

@@ -13,18 +13,19 @@ constexpr int64_t kDefaultPerPage = 20;
 
 // The page and the total in one round trip; a page past the end still has the total.
 // The page's keys come from announcements_list_idx first, so the columns are
-// built for the rows shown only, not for the rows OFFSET skips.
+// built for the rows shown only, not for the rows OFFSET skips; `id = ANY
+// (ARRAY(...))` keeps that a primary-key lookup in a generic plan too.
 // Columns: CA_ANNOUNCEMENT_COLUMNS, then the total.
 const Statement kList{
     "announcements_list",
-    "WITH total AS (SELECT count(*) AS n FROM announcements WHERE tenant_id = $1), "
-    "page AS (SELECT id, created_at FROM announcements WHERE tenant_id = $1 "
-    "         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) "
+    "WITH total AS (SELECT count(*) AS n FROM announcements WHERE tenant_id = $1) "
     "SELECT " CA_ANNOUNCEMENT_COLUMNS
     ", total.n FROM total "
-    "LEFT JOIN (page JOIN announcements a ON a.tenant_id = $1 AND a.id = page.id "
-    "           JOIN users u ON u.id = a.created_by) ON true "
-    "ORDER BY page.created_at DESC, page.id DESC"};
+    "LEFT JOIN (announcements a JOIN users u ON u.id = a.created_by) "
+    "ON a.tenant_id = $1 AND a.id = ANY (ARRAY("
+    "  SELECT id FROM announcements WHERE tenant_id = $1 "
+    "  ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3)) "
+    "ORDER BY a.created_at DESC, a.id DESC"};
 constexpr int kListTotal = kAnnouncementColumnCount;
 
 // One statement for the whole active list. The partial index

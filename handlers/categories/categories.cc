@@ -19,11 +19,11 @@ constexpr size_t kMaxDescription = 10000;
 // The page and the total in one round trip (a page past the end keeps the total).
 const Statement kList{
     "categories_list",
-    "WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1), "
-    "page AS (SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3) "
+    "WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1) "
     "SELECT " CA_CATEGORY_COLUMNS
     ", total.n FROM total "
-    "LEFT JOIN (page JOIN categories c ON c.tenant_id = $1 AND c.id = page.id) ON true "
+    "LEFT JOIN categories c ON c.tenant_id = $1 AND c.id = ANY (ARRAY("
+    "  SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3)) "
     "ORDER BY c.id DESC"};
 
 const Statement kCreate{

@@ -16,24 +16,26 @@ namespace {
 
 // One statement per filter combination, so that each gets a plan on its own
 // index (a shared "$n IS NULL OR ..." form would not). The total and the page
-// come in one round trip; a page past the end still carries the total.
+// come in one round trip; a page past the end still carries the total. The
+// page's ids are chosen first and looked up as `id = ANY (ARRAY(...))`, a
+// primary-key lookup in a generic plan too (see common/db.cc).
 // $1 tenant, $2 per_page, $3 offset, then the filters in the order status,
 // user_id. Columns: total (0), CA_ORDER_COLUMNS (1-9), user name and email
 // (10-11), address street and city (12-13), items_count (14).
-#define CA_ORDER_LIST(NAME, FILTER)                                                          \
-  Statement {                                                                                \
-    NAME, "WITH total AS (SELECT count(*) AS n FROM orders o WHERE o.tenant_id = $1" FILTER  \
-          "), "                                                                              \
-          "page AS (SELECT o.id FROM orders o WHERE o.tenant_id = $1" FILTER                 \
-          "  ORDER BY o.id DESC LIMIT $2 OFFSET $3) "                                        \
-          "SELECT total.n, " CA_ORDER_COLUMNS                                                \
-          ", u.name, u.email, a.street, a.city, "                                            \
-          "  (SELECT count(*) FROM order_items i "                                           \
-          "   WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) "                       \
-          "FROM total LEFT JOIN (page JOIN orders o ON o.tenant_id = $1 AND o.id = page.id " \
-          "  JOIN users u ON u.id = o.user_id "                                              \
-          "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) ON true "    \
-          "ORDER BY o.id DESC"                                                               \
+#define CA_ORDER_LIST(NAME, FILTER)                                                         \
+  Statement {                                                                               \
+    NAME, "WITH total AS (SELECT count(*) AS n FROM orders o WHERE o.tenant_id = $1" FILTER \
+          ") "                                                                              \
+          "SELECT total.n, " CA_ORDER_COLUMNS                                               \
+          ", u.name, u.email, a.street, a.city, "                                           \
+          "  (SELECT count(*) FROM order_items i "                                          \
+          "   WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) "                      \
+          "FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id "                \
+          "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) "           \
+          "ON o.tenant_id = $1 AND o.id = ANY (ARRAY("                                      \
+          "  SELECT o.id FROM orders o WHERE o.tenant_id = $1" FILTER                       \
+          "  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) "                                      \
+          "ORDER BY o.id DESC"                                                              \
   }
 
 const Statement kListAll = CA_ORDER_LIST("orders_list", "");

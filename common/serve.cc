@@ -144,11 +144,8 @@ void worker_loop(int listen_fd, const Router* router, const Config* config, DbPo
   while (FCGX_Accept_r(&r) >= 0) {
     Request req;
     req.method = param(r, "REQUEST_METHOD");
+    // nginx passes only what is read here (nginx/commerce-admin.conf.in).
     req.path = param(r, "DOCUMENT_URI");
-    if (req.path.empty()) {
-      std::string uri = param(r, "REQUEST_URI");
-      req.path = uri.substr(0, uri.find('?'));
-    }
     req.query = param(r, "QUERY_STRING");
     if (const char* auth = FCGX_GetParam("HTTP_AUTHORIZATION", r.envp)) req.authorization = auth;
     if (const char* tenant = FCGX_GetParam("HTTP_X_TENANT_ID", r.envp)) {

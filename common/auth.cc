@@ -47,9 +47,8 @@ struct Lookup {
   std::optional<DbResult> read;  // the piggybacked read, when one was asked for
 };
 
-// Checks the token, then in one round trip its session, the user, the tenant
-// and, when `read` is given, that statement too (libpq pipeline).
-Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id, const Db::Query* read = nullptr) {
+// The bearer token's claims, signature and expiry checked; 401 otherwise.
+Result<TokenClaims> verify_bearer(const Ctx& ctx) {
   std::string_view header = ctx.req.authorization;
   constexpr std::string_view kBearer = "bearer ";
   // The scheme name is case-insensitive (RFC 7235 §2.1): "bearer x" is "Bearer x".
@@ -62,20 +61,26 @@ Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id, const Db::Quer
   auto claims =
       jwt_verify(header.substr(kBearer.size()), ctx.config.token_secret, std::time(nullptr));
   if (!claims || !looks_like_uuid(claims->jti)) return errors::unauthenticated();
+  return std::move(*claims);
+}
 
+// Given verified claims, checks in one round trip the session, the user, the
+// tenant and, when `read` is given, runs that statement too (libpq pipeline).
+Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t> tenant_id,
+                      const Db::Query* read = nullptr) {
   Lookup out;
   std::vector<DbResult> results;
   if (read != nullptr) {
-    results = ctx.db.pipeline({{&kAuthenticate, {claims->jti, claims->sub, tenant_id}}, *read});
+    results = ctx.db.pipeline({{&kAuthenticate, {claims.jti, claims.sub, tenant_id}}, *read});
     out.read.emplace(std::move(results[1]));
   } else {
-    results.push_back(ctx.db.exec(kAuthenticate, {claims->jti, claims->sub, tenant_id}));
+    results.push_back(ctx.db.exec(kAuthenticate, {claims.jti, claims.sub, tenant_id}));
   }
   DbResult& r = results[0];
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
-  out.who.session_id = claims->jti;
+  out.who.session_id = claims.jti;
   out.who.name = r->str(0, 1);
   out.who.email = r->str(0, 2);
   out.tenant_exists = r->boolean(0, 3);
@@ -85,6 +90,11 @@ Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id, const Db::Quer
   }
   if (tenant_id) out.who.tenant_id = *tenant_id;
   return out;
+}
+
+Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
+  CA_TRY(claims, verify_bearer(ctx));
+  return lookup(ctx, claims, tenant_id);
 }
 
 Result<Principal> check_role(Lookup& l, Role min_role) {
@@ -126,18 +136,28 @@ Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
 }
 
 Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& read,
-                                                   std::vector<Param> params) {
+                                                   std::vector<Param> params, ReadArgs args) {
   int64_t tenant_id = parse_id(ctx.req.tenant_header);
   if (!ctx.req.has_tenant_header || tenant_id == 0) {
     CA_TRY(who, authenticate_tenant_header(ctx));  // answers 401 or 400
     (void)who;
   }
+  CA_TRY(claims, verify_bearer(ctx));
+  // The token's subject is only vouched for by its signature until the
+  // session check has run: the read's rows are discarded unless that check
+  // finds this very user's live session.
+  if (args == ReadArgs::kTenantAndUser) params.insert(params.begin(), claims.sub);
   params.insert(params.begin(), tenant_id);
   Db::Query query{&read, std::move(params)};
-  CA_TRY(l, lookup(ctx, tenant_id, &query));
+  CA_TRY(l, lookup(ctx, claims, tenant_id, &query));
   if (!l.tenant_exists) return errors::forbidden("You are not a member of this tenant");
   CA_TRY(who, check_role(l, Role::kMember));
   return TenantRead{std::move(who), std::move(*l.read)};
+}
+
+Response refuse_after_tenant_auth(Ctx& ctx, Response refusal) {
+  Result<Principal> who = authenticate_tenant_header(ctx);
+  return who.ok() ? std::move(refusal) : std::move(who.error());
 }
 
 Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min_role) {

@@ -39,16 +39,24 @@ Result<Principal> authenticate(Ctx& ctx);
 Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role = Role::kMember);
 
 // For reads: authenticate_tenant_header() and `read` in one round trip. The
-// statement gets the X-Tenant-ID tenant as $1, then `params`; its result is
-// returned only when the caller is a member (otherwise it is discarded and
-// the usual 401/400/403 is the answer). Never use it for writes: the
-// statement runs before the membership is known.
+// statement gets the X-Tenant-ID tenant as $1 (with kTenantAndUser the
+// caller's user id as $2), then `params`; its result is returned only when
+// the caller is a member (otherwise it is discarded and the usual 401/400/403
+// is the answer). Never use it for writes: the statement runs before the
+// membership is known.
+enum class ReadArgs { kTenant, kTenantAndUser };
 struct TenantRead {
   Principal who;
   DbResult rows;
 };
 Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& read,
-                                                   std::vector<Param> params);
+                                                   std::vector<Param> params,
+                                                   ReadArgs args = ReadArgs::kTenant);
+
+// For a request refused before a piggybacked read (a bad page or filter):
+// the 401/400/403 of authenticate_tenant_header() when there is one, since
+// those come first, else `refusal`.
+Response refuse_after_tenant_auth(Ctx& ctx, Response refusal);
 
 // Token + membership of a tenant named in the path: 401, then 404 when the
 // tenant does not exist, 403 when not a member (or not ADMIN when required).

@@ -82,21 +82,25 @@ Json active_json(const Rows& r, int row) {
 }  // namespace
 
 Response announcements_list(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(page, read_page_params(ctx.req, kDefaultPerPage, ErrorStyle::kSuccess));
-  DbResult r = ctx.db.exec(kList, {who.tenant_id, page.per_page, page.offset()});
+  Result<PageParams> page = read_page_params(ctx.req, kDefaultPerPage, ErrorStyle::kSuccess);
+  if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
+  // Token, session, membership and the page in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
+  DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) {
     if (r->is_null(i, kColId)) continue;  // the LEFT JOIN's empty page
     json_append(data.get(), announcement_json(r.rows(), i, AnnouncementView::kList));
   }
-  return Response::success(200, nullptr, paginated(std::move(data), page, r->int64(0, kListTotal)));
+  return Response::success(200, nullptr,
+                           paginated(std::move(data), *page, r->int64(0, kListTotal)));
 }
 
 Response announcements_active(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  DbResult r = ctx.db.exec(kActive, {who.tenant_id, who.user_id});
+  // Token, session, membership and the list in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kActive, {}, ReadArgs::kTenantAndUser));
+  DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) json_append(data.get(), active_json(r.rows(), i));
@@ -104,8 +108,8 @@ Response announcements_active(Ctx& ctx) {
 }
 
 Response announcements_get(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  DbResult r = ctx.db.exec(kGet, {who.tenant_id, ctx.req.params[0]});
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kGet, {ctx.req.params[0]}));
+  DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
   return Response::success(200, nullptr, announcement_json(r.rows(), 0));

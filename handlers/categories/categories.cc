@@ -71,15 +71,17 @@ Response not_found() { return errors::not_found("Category not found", kStyle); }
 }  // namespace
 
 Response categories_list(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(page, read_page_params(ctx.req, 15, kStyle));
-  DbResult r = ctx.db.exec(kList, {who.tenant_id, page.per_page, page.offset()});
+  Result<PageParams> page = read_page_params(ctx.req, 15, kStyle);
+  if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
+  // Token, session, membership and the page in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
+  DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), category_json(r.rows(), i));
   }
-  return Response::success(200, nullptr, paginated(std::move(data), page, r->int64(0, 7)));
+  return Response::success(200, nullptr, paginated(std::move(data), *page, r->int64(0, 7)));
 }
 
 Response categories_create(Ctx& ctx) {

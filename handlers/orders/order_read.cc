@@ -82,13 +82,12 @@ Response orders_read(Ctx& ctx) {
 }
 
 Response orders_list(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
   // Page and filter errors are reported together.
   FieldErrors errs;
   PageParams page = read_page_params(ctx.req, 15, errs);
   ListFilters filters = read_filters(ctx.req, errs);
-  if (!errs.empty()) return errors::validation(errs, kOrderStyle);
-  std::vector<Param> params{who.tenant_id, page.per_page, page.offset()};
+  if (!errs.empty()) return refuse_after_tenant_auth(ctx, errors::validation(errs, kOrderStyle));
+  std::vector<Param> params{page.per_page, page.offset()};
   const Statement* stmt = &kListAll;
   if (filters.status) params.emplace_back(*filters.status);
   if (filters.user_id) params.emplace_back(*filters.user_id);
@@ -99,7 +98,9 @@ Response orders_list(Ctx& ctx) {
   } else if (filters.user_id) {
     stmt = &kListByUser;
   }
-  DbResult r = ctx.db.exec(*stmt, params);
+  // Token, session, membership and the page in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, *stmt, std::move(params)));
+  DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error(), kOrderStyle);
 
   Json data = json_array();

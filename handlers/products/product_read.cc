@@ -101,7 +101,6 @@ std::string contains_pattern(const std::string& q) {
 }  // namespace
 
 Response products_list(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
   FieldErrors errs;
   PageParams page = read_page_params(ctx.req, 15, errs);
   int mask = 0;
@@ -140,10 +139,13 @@ Response products_list(Ctx& ctx) {
     params.emplace_back(id);
     mask |= kAfterId;
   }
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return refuse_after_tenant_auth(ctx, errors::validation(errs));
 
-  params.insert(params.begin(), {who.tenant_id, page.per_page, page.offset()});
-  DbResult r = ctx.db.exec(list_statements().statements[static_cast<size_t>(mask)], params);
+  // Token, session, membership and the page in one round trip.
+  params.insert(params.begin(), {page.per_page, page.offset()});
+  CA_TRY(read, authenticate_tenant_header_read(
+                   ctx, list_statements().statements[static_cast<size_t>(mask)], params));
+  DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) {

@@ -484,6 +484,9 @@ TEST(Categories, EveryEndpointChecksTokenThenTenantHeader) {
   std::string item = std::string(kBase) + "/" + to_string(id);
   std::vector<GuardedCall> endpoints = {
       {"GET", kBase, std::nullopt},
+      // Bad paging is still refused for access first (the page is read in
+      // the same round trip as the access check).
+      {"GET", std::string(kBase) + "?page=0", std::nullopt},
       {"POST", std::string(kBase) + "/create", R"({"name":"Intruder"})"},
       {"PATCH", item, std::nullopt},
       {"POST", item, R"({"name":"Intruder"})"},

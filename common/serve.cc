@@ -163,6 +163,12 @@ void worker_loop(int listen_fd, const Router* router, const Config* config, DbPo
     }
     write_response(r, resp);
     log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
+    // Closing, libfcgi shuts its side down and waits (up to 2 s) for nginx to
+    // close first, against TCP resets. On a unix socket whose request was read
+    // in full that guards nothing, yet the thread sat out nginx's handling of
+    // every response before it could take the next request. Detached, the
+    // connection is just closed (a kept one stays open either way).
+    FCGX_Detach(&r);
     FCGX_Finish_r(&r);
     if (r.ipcFd >= 0 && !wait_for_next_request(r.ipcFd)) break;
   }

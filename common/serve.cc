@@ -22,6 +22,7 @@
 #include "db.h"
 #include "db_pool.h"
 #include "errors.h"
+#include "json_arena.h"
 #include "jwt.h"
 #include "log.h"
 
@@ -154,6 +155,9 @@ void worker_loop(int listen_fd, const Router* router, const Config* config, DbPo
     }
     req.remote_addr = param(r, "REMOTE_ADDR");
     Response resp;
+    // Every cJSON value of the request (parsed body, response tree) lives and
+    // dies inside this scope; the response leaves it as text.
+    JsonArenaScope json_memory;
     if (read_body(r, &req.body)) {
       // The connection is held for the handler only, not while writing.
       DbPool::Lease db = pool->acquire();
@@ -193,6 +197,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   if (!parse_options(argc, argv, program, &opt)) return 2;
   Config config = config_from_env_or_exit(program, ConfigNeeds::kDatabaseAndSecret);
   crypto_init();
+  json_arena_install();
   // Argon2id borrows 64 MiB per login. A fixed mmap threshold makes such
   // blocks go back to the kernel when freed (glibc's dynamic threshold would
   // keep them in the heap), and two arenas bound per-thread heap growth.

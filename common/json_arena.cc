@@ -1,0 +1,118 @@
+#include "json_arena.h"
+
+#include <cjson/cJSON.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+// Sanitizer builds keep released arena memory poisoned, and a redzone after
+// each allocation, so a value used after its scope or written past its end is
+// reported like any heap error.
+#define CA_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define CA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+constexpr size_t kRedzone = 16;
+#else
+#define CA_POISON(p, n) ((void)(p), (void)(n))
+#define CA_UNPOISON(p, n) ((void)(p), (void)(n))
+constexpr size_t kRedzone = 0;
+#endif
+
+namespace ca {
+namespace {
+
+// Large enough for a full list page's tree and its printed text, so a request
+// normally lives in the one block kept between requests.
+constexpr size_t kBlockSize = 64 * 1024;
+constexpr size_t kAlign = alignof(std::max_align_t);
+
+struct Block {
+  char* data;
+  size_t size;
+};
+
+struct Arena {
+  bool active = false;
+  std::vector<Block> blocks;  // blocks[0] is kept between scopes
+  size_t used = 0;            // in blocks.back()
+
+  bool owns(const void* p) const {
+    auto addr = reinterpret_cast<uintptr_t>(p);
+    for (const Block& b : blocks) {
+      auto start = reinterpret_cast<uintptr_t>(b.data);
+      if (addr >= start && addr < start + b.size) return true;
+    }
+    return false;
+  }
+
+  void* take(size_t size) {
+    size_t step = (size + kRedzone + kAlign - 1) & ~(kAlign - 1);
+    if (blocks.empty() || used + step > blocks.back().size) {
+      size_t block = step > kBlockSize ? step : kBlockSize;
+      char* data = static_cast<char*>(std::malloc(block));
+      if (data == nullptr) return nullptr;
+      CA_POISON(data, block);
+      blocks.push_back({data, block});
+      used = 0;
+    }
+    char* p = blocks.back().data + used;
+    used += step;
+    CA_UNPOISON(p, size);
+    return p;
+  }
+
+  // Keeps the first block for the next request; the rest go back.
+  void reset() {
+    while (blocks.size() > 1) {
+      CA_UNPOISON(blocks.back().data, blocks.back().size);
+      std::free(blocks.back().data);
+      blocks.pop_back();
+    }
+    if (!blocks.empty()) CA_POISON(blocks[0].data, blocks[0].size);
+    used = 0;
+  }
+
+  ~Arena() {
+    for (const Block& b : blocks) {
+      CA_UNPOISON(b.data, b.size);
+      std::free(b.data);
+    }
+  }
+};
+
+thread_local Arena arena;
+
+}  // namespace
+
+void* json_arena_alloc(size_t size) {
+  if (!arena.active) return std::malloc(size);
+  return arena.take(size);
+}
+
+void json_arena_free(void* p) {
+  // Arena memory is released by the scope; anything else was malloc'ed.
+  if (p != nullptr && !arena.owns(p)) std::free(p);
+}
+
+size_t json_arena_reserved() {
+  size_t total = 0;
+  for (const Block& b : arena.blocks) total += b.size;
+  return total;
+}
+
+void json_arena_install() {
+  cJSON_Hooks hooks{json_arena_alloc, json_arena_free};
+  cJSON_InitHooks(&hooks);
+}
+
+JsonArenaScope::JsonArenaScope() { arena.active = true; }
+
+JsonArenaScope::~JsonArenaScope() {
+  arena.active = false;
+  arena.reset();
+}
+
+}  // namespace ca

@@ -51,7 +51,11 @@ struct Arena {
   void* take(size_t size) {
     size_t step = (size + kRedzone + kAlign - 1) & ~(kAlign - 1);
     if (blocks.empty() || used + step > blocks.back().size) {
-      size_t block = step > kBlockSize ? step : kBlockSize;
+      // Each new block doubles the last, so a large body (up to 1 MiB of
+      // JSON, tens of MiB of nodes) takes a handful of blocks and owns(),
+      // run on every free, stays a short loop.
+      size_t block = blocks.empty() ? kBlockSize : blocks.back().size * 2;
+      if (block < step) block = step;
       char* data = static_cast<char*>(std::malloc(block));
       if (data == nullptr) return nullptr;
       CA_POISON(data, block);

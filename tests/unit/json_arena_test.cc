@@ -60,6 +60,19 @@ TEST_F(JsonArena, ALargeRequestGrowsTheArenaAndGivesTheExtraBack) {
   EXPECT_EQ(json_arena_reserved(), 64u * 1024);
 }
 
+TEST_F(JsonArena, BlocksDoubleSoAHugeTreeTakesAFewOfThem) {
+  {
+    JsonArenaScope scope;
+    Json page = sample_page(100000);  // tens of MiB of nodes and strings
+    size_t reserved = json_arena_reserved();
+    // 64 KiB doubling up to the size needed: at most twice what is used, and
+    // a dozen blocks rather than hundreds.
+    EXPECT_GT(reserved, 8u * 1024 * 1024);
+    EXPECT_LT(reserved, 64u * 1024 * 1024);
+  }
+  EXPECT_EQ(json_arena_reserved(), 64u * 1024);
+}
+
 TEST_F(JsonArena, OneAllocationLargerThanABlockGetsItsOwnBlock) {
   JsonArenaScope scope;
   std::string big(200 * 1024, 'x');

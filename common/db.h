@@ -18,6 +18,8 @@
 #include <variant>
 #include <vector>
 
+#include "pg_timestamp.h"
+
 namespace ca {
 
 struct Statement {
@@ -51,9 +53,11 @@ struct PgResultDeleter {
 using PgResultPtr = std::unique_ptr<PGresult, PgResultDeleter>;
 
 // Rows of a successful statement. Columns are addressed by index.
+// timestamptz columns read as text in the API's format (pg_timestamp.h),
+// converted once when the result arrives.
 class Rows {
  public:
-  explicit Rows(PgResultPtr res) : res_(std::move(res)) {}
+  explicit Rows(PgResultPtr res);
   int size() const { return PQntuples(res_.get()); }
   bool empty() const { return size() == 0; }
   int64_t affected() const;
@@ -68,6 +72,9 @@ class Rows {
 
  private:
   PgResultPtr res_;
+  std::vector<int> timestamp_slot_;  // per column: its slot in timestamps_, or -1
+  int timestamp_columns_ = 0;
+  std::vector<char> timestamps_;  // per row, per slot: kIsoTimestampSize bytes; '\0' = as sent
 };
 
 // One text-format statement parameter; default-constructed is SQL NULL.

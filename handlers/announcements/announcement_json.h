@@ -13,11 +13,11 @@
 // Keep in step with the kCol* indexes.
 #define CA_ANNOUNCEMENT_COLUMNS                                                                  \
   "a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "             \
-  "a.is_push_enabled, a.is_public, ca_ts(a.scheduled_at), ca_ts(a.expires_at), a.topic, "        \
+  "a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, "                      \
   "a.push_title, a.push_body, a.push_data::text, a.target_type, a.target_value, a.push_status, " \
-  "a.push_error, ca_ts(a.sent_at), a.attachment_type, a.attachment_url, "                        \
-  "a.attachment_metadata::text, a.created_by, u.name, u.email, ca_ts(a.created_at), "            \
-  "ca_ts(a.updated_at)"
+  "a.push_error, a.sent_at, a.attachment_type, a.attachment_url, "                               \
+  "a.attachment_metadata::text, a.created_by, u.name, u.email, a.created_at, "                   \
+  "a.updated_at"
 
 namespace ca {
 

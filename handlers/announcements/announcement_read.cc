@@ -38,8 +38,8 @@ constexpr int kListTotal = kAnnouncementColumnCount;
 const Statement kActive{
     "announcements_active",
     "SELECT a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "
-    "       a.is_public, ca_ts(a.expires_at), a.topic, a.attachment_type, a.attachment_url, "
-    "       a.attachment_metadata::text, ca_ts(a.created_at), r.dismissed IS NOT NULL, "
+    "       a.is_public, a.expires_at, a.topic, a.attachment_type, a.attachment_url, "
+    "       a.attachment_metadata::text, a.created_at, r.dismissed IS NOT NULL, "
     "       COALESCE(r.dismissed, false) "
     "FROM announcements a "
     "LEFT JOIN LATERAL (SELECT r.dismissed FROM announcement_reads r "

@@ -7,11 +7,11 @@
 namespace ca {
 
 // The column list that user_json() reads, in order, for `FROM users u`.
-#define CA_USER_COLUMNS                                                                       \
-  "u.id, u.tenant_id, u.name, u.email, u.phone, u.country_code, ca_ts(u.email_verified_at), " \
-  "ca_ts(u.phone_verified_at), u.user_type, u.photo_url, u.theme, u.language, u.timezone, "   \
-  "u.email_marketing, u.email_system, u.push_system, u.is_active, ca_ts(u.created_at), "      \
-  "ca_ts(u.updated_at)"
+#define CA_USER_COLUMNS                                                                \
+  "u.id, u.tenant_id, u.name, u.email, u.phone, u.country_code, u.email_verified_at, " \
+  "u.phone_verified_at, u.user_type, u.photo_url, u.theme, u.language, u.timezone, "   \
+  "u.email_marketing, u.email_system, u.push_system, u.is_active, u.created_at, "      \
+  "u.updated_at"
 inline constexpr int kUserColumns = 19;
 
 // Builds the User from row `row`, starting at column `first`.

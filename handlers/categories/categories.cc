@@ -12,9 +12,9 @@ namespace {
 constexpr ErrorStyle kStyle = ErrorStyle::kSuccess;
 constexpr size_t kMaxDescription = 10000;
 
-#define CA_CATEGORY_COLUMNS                                                         \
-  "c.id, c.tenant_id, c.name, c.description, c.is_published, ca_ts(c.created_at), " \
-  "ca_ts(c.updated_at)"
+#define CA_CATEGORY_COLUMNS                                                  \
+  "c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at, " \
+  "c.updated_at"
 
 // The page and the total in one round trip (a page past the end keeps the total).
 const Statement kList{

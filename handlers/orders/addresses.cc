@@ -9,7 +9,7 @@
 namespace ca {
 namespace {
 
-#define CA_ADDRESS_COLUMNS "id, street, city, country, postal_code, ca_ts(created_at)"
+#define CA_ADDRESS_COLUMNS "id, street, city, country, postal_code, created_at"
 
 const Statement kCreate{"addresses_create",
                         "INSERT INTO addresses (user_id, street, city, country, postal_code) "

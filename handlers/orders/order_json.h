@@ -16,7 +16,7 @@
 // database as numeric text ("12.50").
 #define CA_ORDER_COLUMNS                                                                   \
   "o.id, o.user_id, o.tenant_id, o.address_id, o.payment_type, o.total_amount, o.status, " \
-  "ca_ts(o.created_at) AS created_at, ca_ts(o.updated_at) AS updated_at"
+  "o.created_at AS created_at, o.updated_at AS updated_at"
 
 namespace ca {
 

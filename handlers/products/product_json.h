@@ -8,7 +8,7 @@ namespace ca {
 
 #define CA_PRODUCT_COLUMNS                                                      \
   "p.id, p.name, p.description, p.price, p.stock, p.category_id, p.published, " \
-  "ca_ts(p.created_at), ca_ts(p.updated_at)"
+  "p.created_at, p.updated_at"
 inline constexpr int kProductColumns = 9;
 
 // `{id, name, description, price, stock, category_id, published, created_at, updated_at}`.

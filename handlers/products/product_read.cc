@@ -46,8 +46,8 @@ struct ListStatements {
       // row it skips.
       std::string after = (mask & kAfterId) ? " AND p.id < $" + std::to_string(n++) : "";
       names[mask] = "products_list_" + std::to_string(mask);
-      // The page's ids are chosen first; the columns (timestamp formatting
-      // included) are built for the rows shown, not for the rows OFFSET skips.
+      // The page's ids are chosen first; the columns are built (and
+      // detoasted) for the rows shown, not for the rows OFFSET skips.
       // `id = ANY (ARRAY(...))` keeps that a primary-key lookup in a generic
       // plan too (a join of the page to products could plan as a hash join
       // over the whole tenant).

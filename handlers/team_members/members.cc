@@ -15,7 +15,7 @@ namespace {
 const Statement kList{
     "members_list",
     "WITH total AS (SELECT count(*) AS n FROM memberships WHERE tenant_id = $1), "
-    "page AS (SELECT m.user_id, u.name, u.email, m.role, ca_ts(m.created_at) AS joined_at, "
+    "page AS (SELECT m.user_id, u.name, u.email, m.role, m.created_at AS joined_at, "
     "                m.created_at "
     "         FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = $1 "
     "         ORDER BY m.created_at, m.user_id LIMIT $2 OFFSET $3) "

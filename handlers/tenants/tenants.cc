@@ -9,7 +9,7 @@
 namespace ca {
 namespace {
 
-#define CA_TENANT_COLUMNS "t.id, t.name, t.settings::text, ca_ts(t.created_at), ca_ts(t.updated_at)"
+#define CA_TENANT_COLUMNS "t.id, t.name, t.settings::text, t.created_at, t.updated_at"
 
 const Statement kList{"tenants_list",
                       "SELECT " CA_TENANT_COLUMNS

@@ -20,9 +20,9 @@ const Statement kList{
     "WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
     "), "
     "page AS (SELECT id, webhook_id, event_id, event, url, status, attempts, "
-    "                CASE WHEN status = 'pending' THEN ca_ts(next_attempt_at) END, "
-    "                ca_ts(last_attempt_at), response_status, error, ca_ts(created_at), "
-    "                ca_ts(delivered_at) "
+    "                CASE WHEN status = 'pending' THEN next_attempt_at END, "
+    "                last_attempt_at, response_status, error, created_at, "
+    "                delivered_at "
     "         FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
     "         ORDER BY id DESC LIMIT $4 OFFSET $5) "
     "SELECT total.n, page.* FROM total LEFT JOIN page ON true ORDER BY page.id DESC"};

@@ -14,7 +14,7 @@
 namespace ca {
 namespace {
 
-#define CA_WEBHOOK_COLUMNS "id, url, events::text, description, is_active, ca_ts(created_at)"
+#define CA_WEBHOOK_COLUMNS "id, url, events::text, description, is_active, created_at"
 
 const Statement kCreate{"webhooks_create",
                         "INSERT INTO webhooks (tenant_id, url, events, secret, description) "

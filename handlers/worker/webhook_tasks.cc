@@ -61,7 +61,7 @@ const Statement kClaim{
     "  AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
     "  AND e.tenant_id = d.tenant_id AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until::text, w.secret, "
-    "  e.payload::text, ca_ts(e.created_at)"};
+    "  e.payload::text, e.created_at"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status.
 const Statement kRecordDelivered{

@@ -1,0 +1,51 @@
+// PostgreSQL's timestamptz text to the API's format (common/pg_timestamp.h):
+// every fraction length PostgreSQL sends, and refusal of anything else.
+#include "pg_timestamp.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ca {
+namespace {
+
+// The converted text, or "refused".
+std::string iso(std::string_view pg) {
+  char out[kIsoTimestampSize];
+  if (!iso_from_pg_timestamptz(pg, out)) return "refused";
+  return std::string(out, kIsoTimestampSize);
+}
+
+TEST(PgTimestampTest, FullMicrosecondsKeepTheirDigits) {
+  EXPECT_EQ(iso("2026-11-22 22:08:51.123456+00"), "2026-11-22T22:08:51.123456Z");
+}
+
+TEST(PgTimestampTest, TrimmedFractionsArePaddedToMicroseconds) {
+  EXPECT_EQ(iso("2026-11-22 22:08:51.5+00"), "2026-11-22T22:08:51.500000Z");
+  EXPECT_EQ(iso("2026-11-22 22:08:51.12+00"), "2026-11-22T22:08:51.120000Z");
+  EXPECT_EQ(iso("2026-11-22 22:08:51.00001+00"), "2026-11-22T22:08:51.000010Z");
+}
+
+TEST(PgTimestampTest, WholeSecondsGetSixZeros) {
+  EXPECT_EQ(iso("2026-12-01 10:00:00+00"), "2026-12-01T10:00:00.000000Z");
+  EXPECT_EQ(iso("0001-01-01 00:00:00+00"), "0001-01-01T00:00:00.000000Z");
+}
+
+TEST(PgTimestampTest, AnythingButUtcIsoTextIsRefused) {
+  EXPECT_EQ(iso(""), "refused");
+  EXPECT_EQ(iso("infinity"), "refused");
+  EXPECT_EQ(iso("-infinity"), "refused");
+  EXPECT_EQ(iso("2026-11-22 23:08:51.5+01"), "refused");     // another zone
+  EXPECT_EQ(iso("2026-11-22 22:08:51.5+00:30"), "refused");  // offset with minutes
+  EXPECT_EQ(iso("0044-03-15 12:00:00+00 BC"), "refused");
+  EXPECT_EQ(iso("12026-11-22 22:08:51+00"), "refused");         // year past 9999
+  EXPECT_EQ(iso("11/22/2026 22:08:51.5 UTC"), "refused");       // DateStyle SQL
+  EXPECT_EQ(iso("Sun Nov 22 22:08:51.5 2026 UTC"), "refused");  // DateStyle Postgres
+  EXPECT_EQ(iso("2026-11-22 22:08:51.1234567+00"), "refused");  // 7 digits
+  EXPECT_EQ(iso("2026-11-22 22:08:51.+00"), "refused");
+  EXPECT_EQ(iso("2026-11-22T22:08:51+00"), "refused");
+  EXPECT_EQ(iso("2026-11-22 22:08:5x+00"), "refused");
+}
+
+}  // namespace
+}  // namespace ca

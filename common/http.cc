@@ -1,6 +1,16 @@
 #include "http.h"
 
+#include <poll.h>
+
 namespace ca {
+
+bool client_gone(const Request& req) {
+  if (req.connection_fd < 0) return false;
+  // The request has been read in full, so what is left to see is the peer's
+  // close: POLLRDHUP (and POLLHUP on a unix socket), not data.
+  pollfd p{req.connection_fd, POLLRDHUP, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
 
 std::optional<std::string> Request::query_param(std::string_view name) const {
   std::string_view rest = query;
@@ -71,6 +81,8 @@ const char* status_reason(int status) {
       return "Unprocessable Content";
     case 429:
       return "Too Many Requests";
+    case 499:
+      return "Client Closed Request";  // nginx's code; nobody receives it
     case 500:
       return "Internal Server Error";
     case 503:

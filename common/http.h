@@ -28,10 +28,17 @@ struct Request {
   bool has_tenant_header = false;
   std::string remote_addr;
   std::vector<int64_t> params;  // integer path parameters, in order
+  int connection_fd = -1;       // the FastCGI connection it came on (for client_gone)
 
   // The decoded value of query parameter `name`, if present.
   std::optional<std::string> query_param(std::string_view name) const;
 };
+
+// True when the connection `req` came on has been closed by nginx: the
+// client went away (nginx drops the upstream connection when its client
+// aborts) and nothing answered will reach anyone. For handlers about to do
+// expensive work, such as hashing a password. False when unknown.
+bool client_gone(const Request& req);
 
 struct Response {
   int status = 200;

@@ -154,6 +154,7 @@ void worker_loop(int listen_fd, const Router* router, const Config* config, DbPo
       req.has_tenant_header = true;
     }
     req.remote_addr = param(r, "REMOTE_ADDR");
+    req.connection_fd = r.ipcFd;
     Response resp;
     // Every cJSON value of the request (parsed body, response tree) lives and
     // dies inside this scope; the response leaves it as text.

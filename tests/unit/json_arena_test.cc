@@ -12,7 +12,10 @@ namespace {
 
 class JsonArena : public ::testing::Test {
  protected:
-  void SetUp() override { json_arena_install(); }
+  void SetUp() override {
+    json_arena_install();
+    json_arena_release();  // each test starts from an empty arena
+  }
 };
 
 // A list page's worth of objects, as the list handlers build them.
@@ -48,29 +51,42 @@ TEST_F(JsonArena, AScopeServesTheTreeAndKeepsOneBlockAfterwards) {
   EXPECT_EQ(json_dump(sample_page(40).get()), inside);
 }
 
-TEST_F(JsonArena, ALargeRequestGrowsTheArenaAndGivesTheExtraBack) {
+TEST_F(JsonArena, ALargerRequestLeavesOneBlockThatFitsTheNextOneLikeIt) {
+  size_t kept = 0;
   {
     JsonArenaScope scope;
-    Json page = sample_page(5000);  // far more than one 64 KiB block
+    Json page = sample_page(300);  // more than one 64 KiB block
     EXPECT_GT(json_arena_reserved(), 64u * 1024);
     Json parsed = json_parse(json_dump(page.get()));
     ASSERT_TRUE(parsed);
-    EXPECT_EQ(cJSON_GetArraySize(parsed.get()), 5000);
+    EXPECT_EQ(cJSON_GetArraySize(parsed.get()), 300);
   }
-  EXPECT_EQ(json_arena_reserved(), 64u * 1024);
+  kept = json_arena_reserved();
+  EXPECT_GT(kept, 64u * 1024);
+  EXPECT_LE(kept, 512u * 1024);
+  EXPECT_EQ(kept & (kept - 1), 0u);  // a power of two
+  {
+    // The same request again is served from that one block: nothing is
+    // allocated from the system, nothing given back.
+    JsonArenaScope scope;
+    Json page = sample_page(300);
+    std::string text = json_dump(page.get());
+    EXPECT_EQ(json_arena_reserved(), kept);
+  }
+  EXPECT_EQ(json_arena_reserved(), kept);
 }
 
-TEST_F(JsonArena, BlocksDoubleSoAHugeTreeTakesAFewOfThem) {
+TEST_F(JsonArena, BlocksDoubleSoAHugeTreeTakesAFewOfThemAndAtMost512KiBIsKept) {
   {
     JsonArenaScope scope;
     Json page = sample_page(100000);  // tens of MiB of nodes and strings
     size_t reserved = json_arena_reserved();
-    // 64 KiB doubling up to the size needed: at most twice what is used, and
-    // a dozen blocks rather than hundreds.
+    // Doubling up to the size needed: at most twice what is used, and a
+    // dozen blocks rather than hundreds.
     EXPECT_GT(reserved, 8u * 1024 * 1024);
     EXPECT_LT(reserved, 64u * 1024 * 1024);
   }
-  EXPECT_EQ(json_arena_reserved(), 64u * 1024);
+  EXPECT_EQ(json_arena_reserved(), 512u * 1024);
 }
 
 TEST_F(JsonArena, OneAllocationLargerThanABlockGetsItsOwnBlock) {

@@ -69,6 +69,11 @@ std::optional<std::string> Rows::opt_str(int row, int col) const {
   return str(row, col);
 }
 
+std::optional<std::string_view> Rows::opt_text(int row, int col) const {
+  if (is_null(row, col)) return std::nullopt;
+  return text(row, col);
+}
+
 int64_t Rows::int64(int row, int col) const {
   return std::strtoll(PQgetvalue(res_.get(), row, col), nullptr, 10);
 }

@@ -65,6 +65,8 @@ class Rows {
   std::string_view text(int row, int col) const;
   std::string str(int row, int col) const { return std::string(text(row, col)); }
   std::optional<std::string> opt_str(int row, int col) const;
+  // Like text(); valid while this Rows lives.
+  std::optional<std::string_view> opt_text(int row, int col) const;
   int64_t int64(int row, int col) const;
   std::optional<int64_t> opt_int64(int row, int col) const;
   double number(int row, int col) const;

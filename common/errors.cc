@@ -20,7 +20,7 @@ Json FieldErrors::to_json() const {
     Json list = json_array();
     for (const std::string& m : messages)
       json_append(list.get(), Json(cJSON_CreateString(m.c_str())));
-    json_add(out.get(), field.c_str(), std::move(list));
+    json_add_copied_key(out.get(), field, std::move(list));
   }
   return out;
 }
@@ -69,7 +69,7 @@ Response database(const DbError& error, ErrorStyle style) {
     log_error("database unavailable: %s", error.message.c_str());
     Json body = json_object();
     if (style == ErrorStyle::kSuccess) json_add_bool(body.get(), "success", false);
-    json_add_str(body.get(), style == ErrorStyle::kSuccess ? "message" : "error",
+    json_add_str(body.get(), style == ErrorStyle::kSuccess ? JsonKey("message") : JsonKey("error"),
                  "Service temporarily unavailable");
     return Response::json(503, body).header("Retry-After", "1");
   }

@@ -1,7 +1,9 @@
 #include "json.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 namespace ca {
 
@@ -28,51 +30,71 @@ std::string json_dump(const cJSON* value) {
 Json json_object() { return Json(cJSON_CreateObject()); }
 Json json_array() { return Json(cJSON_CreateArray()); }
 
-cJSON* json_add(cJSON* obj, const char* key, Json value) {
+namespace {
+
+// Links `item` under the literal `key` (not copied: cJSON_StringIsConst).
+cJSON* add(cJSON* obj, JsonKey key, cJSON* item) {
+  cJSON_AddItemToObjectCS(obj, key.c_str(), item);
+  return item;
+}
+
+// A string node owning one copy of `value`. cJSON_CreateString would need a
+// NUL-terminated copy first and measure it again; this copies once, through
+// cJSON's allocator, so cJSON_Delete frees it as its own.
+cJSON* string_item(std::string_view value) {
+  char* text = static_cast<char*>(cJSON_malloc(value.size() + 1));
+  if (text == nullptr) return nullptr;
+  std::memcpy(text, value.data(), value.size());
+  text[value.size()] = '\0';
+  cJSON* item = cJSON_CreateStringReference(text);
+  if (item == nullptr) {
+    cJSON_free(text);
+    return nullptr;
+  }
+  item->type &= ~cJSON_IsReference;  // owned, not borrowed
+  return item;
+}
+
+}  // namespace
+
+cJSON* json_add(cJSON* obj, JsonKey key, Json value) { return add(obj, key, value.release()); }
+
+cJSON* json_add_copied_key(cJSON* obj, const std::string& key, Json value) {
   cJSON* raw = value.release();
-  cJSON_AddItemToObject(obj, key, raw);
+  cJSON_AddItemToObject(obj, key.c_str(), raw);
   return raw;
 }
 
-void json_add_str(cJSON* obj, const char* key, std::string_view value) {
-  // cJSON needs a NUL-terminated string.
-  std::string copy(value);
-  cJSON_AddItemToObject(obj, key, cJSON_CreateString(copy.c_str()));
+void json_add_str(cJSON* obj, JsonKey key, std::string_view value) {
+  add(obj, key, string_item(value));
 }
 
-void json_add_int(cJSON* obj, const char* key, int64_t value) {
-  // cJSON prints numbers with "%1.15g" and keeps that text when it is within
-  // DBL_EPSILON (relative) of the value, so 16-digit integers such as
-  // 9007199254740991 come out as 9.00719925474099e+15. Those are written as
-  // exact decimal text instead (a raw item: serialised only, not read back).
-  constexpr int64_t kExact = 999'999'999'999'999;  // 15 digits: "%1.15g" is exact
-  if (value > kExact || value < -kExact) {
-    cJSON_AddItemToObject(obj, key, cJSON_CreateRaw(std::to_string(value).c_str()));
-    return;
-  }
-  cJSON_AddItemToObject(obj, key, cJSON_CreateNumber(static_cast<double>(value)));
+void json_add_int(cJSON* obj, JsonKey key, int64_t value) {
+  // As decimal text: cJSON keeps numbers as doubles and prints them with
+  // "%1.15g" (9007199254740993 would lose its last digit), and the
+  // sprintf/sscanf round trip it does per number was a tenth of a list
+  // handler's CPU.
+  char digits[24];
+  *std::to_chars(digits, digits + sizeof digits - 1, value).ptr = '\0';
+  add(obj, key, cJSON_CreateRaw(digits));
 }
 
-void json_add_num(cJSON* obj, const char* key, double value) {
-  cJSON_AddItemToObject(obj, key, cJSON_CreateNumber(value));
+void json_add_num(cJSON* obj, JsonKey key, double value) {
+  add(obj, key, cJSON_CreateNumber(value));
 }
 
-void json_add_bool(cJSON* obj, const char* key, bool value) {
-  cJSON_AddItemToObject(obj, key, cJSON_CreateBool(value));
-}
+void json_add_bool(cJSON* obj, JsonKey key, bool value) { add(obj, key, cJSON_CreateBool(value)); }
 
-void json_add_null(cJSON* obj, const char* key) {
-  cJSON_AddItemToObject(obj, key, cJSON_CreateNull());
-}
+void json_add_null(cJSON* obj, JsonKey key) { add(obj, key, cJSON_CreateNull()); }
 
-void json_set_null(cJSON* obj, const char* key) {
+void json_set_null(cJSON* obj, JsonKey key) {
   cJSON* null_item = cJSON_CreateNull();
-  if (!cJSON_ReplaceItemInObjectCaseSensitive(obj, key, null_item)) {
-    cJSON_AddItemToObject(obj, key, null_item);
+  if (!cJSON_ReplaceItemInObjectCaseSensitive(obj, key.c_str(), null_item)) {
+    add(obj, key, null_item);
   }
 }
 
-void json_add_opt_str(cJSON* obj, const char* key, const std::optional<std::string>& value) {
+void json_add_opt_str(cJSON* obj, JsonKey key, std::optional<std::string_view> value) {
   if (value) {
     json_add_str(obj, key, *value);
   } else {
@@ -80,7 +102,7 @@ void json_add_opt_str(cJSON* obj, const char* key, const std::optional<std::stri
   }
 }
 
-void json_add_opt_int(cJSON* obj, const char* key, const std::optional<int64_t>& value) {
+void json_add_opt_int(cJSON* obj, JsonKey key, const std::optional<int64_t>& value) {
   if (value) {
     json_add_int(obj, key, *value);
   } else {
@@ -108,6 +130,16 @@ std::optional<int64_t> json_get_int(const cJSON* obj, const char* key) {
 }
 
 bool json_is_integer(const cJSON* value, int64_t* out) {
+  if (cJSON_IsRaw(value) && value->valuestring != nullptr) {
+    // json_add_int's decimal text: an integer when it is all digits.
+    const char* text = value->valuestring;
+    const char* end = text + std::strlen(text);
+    int64_t v = 0;
+    auto [stop, ec] = std::from_chars(text, end, v);
+    if (ec != std::errc() || stop != end || stop == text) return false;
+    *out = v;
+    return true;
+  }
   if (!cJSON_IsNumber(value)) return false;
   double d = value->valuedouble;
   // 2^63 is exactly representable; anything at or above it does not fit.

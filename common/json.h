@@ -29,20 +29,34 @@ std::string json_dump(const cJSON* value);
 Json json_object();
 Json json_array();
 
+// A member name known at compile time. The builders below link the tree to
+// the literal itself instead of copying it into every node (a 40-row list
+// has hundreds of members); `consteval` makes a name built at run time a
+// compile error. Use json_add_copied_key() for those.
+class JsonKey {
+ public:
+  consteval JsonKey(const char* name) : name_(name) {}  // NOLINT: implicit by design
+  const char* c_str() const { return name_; }
+
+ private:
+  const char* name_;
+};
+
 // Builders: each adds a member to `obj` (an object) and returns the member.
-cJSON* json_add(cJSON* obj, const char* key, Json value);
-void json_add_str(cJSON* obj, const char* key, std::string_view value);
-// Exact for every int64 (beyond 15 digits as a raw item: serialised, not read back).
-void json_add_int(cJSON* obj, const char* key, int64_t value);
-void json_add_num(cJSON* obj, const char* key, double value);
-void json_add_bool(cJSON* obj, const char* key, bool value);
-void json_add_null(cJSON* obj, const char* key);
+cJSON* json_add(cJSON* obj, JsonKey key, Json value);
+cJSON* json_add_copied_key(cJSON* obj, const std::string& key, Json value);
+void json_add_str(cJSON* obj, JsonKey key, std::string_view value);
+// Exact for every int64: kept as decimal text (a raw item; json_get_int reads it).
+void json_add_int(cJSON* obj, JsonKey key, int64_t value);
+void json_add_num(cJSON* obj, JsonKey key, double value);
+void json_add_bool(cJSON* obj, JsonKey key, bool value);
+void json_add_null(cJSON* obj, JsonKey key);
 // Replaces `key`'s value (or adds it) with null.
-void json_set_null(cJSON* obj, const char* key);
+void json_set_null(cJSON* obj, JsonKey key);
 // Adds a string, or null when `value` is empty.
-void json_add_opt_str(cJSON* obj, const char* key, const std::optional<std::string>& value);
+void json_add_opt_str(cJSON* obj, JsonKey key, std::optional<std::string_view> value);
 // Adds an integer, or null when `value` is empty.
-void json_add_opt_int(cJSON* obj, const char* key, const std::optional<int64_t>& value);
+void json_add_opt_int(cJSON* obj, JsonKey key, const std::optional<int64_t>& value);
 void json_append(cJSON* array, Json value);
 
 // Readers that never allocate; nullptr / nullopt when absent or of another type.
@@ -50,7 +64,8 @@ const cJSON* json_get(const cJSON* obj, const char* key);
 std::optional<std::string_view> json_get_str(const cJSON* obj, const char* key);
 std::optional<int64_t> json_get_int(const cJSON* obj, const char* key);
 
-// True when `value` is a JSON number with no fractional part that fits in int64.
+// True when `value` is a JSON number with no fractional part that fits in int64
+// (parsed, or added by json_add_int).
 bool json_is_integer(const cJSON* value, int64_t* out);
 
 }  // namespace ca

@@ -23,21 +23,21 @@ Json announcement_json(const Rows& r, int row, AnnouncementView view) {
   json_add_str(o, "status", r.text(row, kColStatus));
   json_add_bool(o, "is_push_enabled", r.boolean(row, kColIsPushEnabled));
   json_add_bool(o, "is_public", r.boolean(row, kColIsPublic));
-  json_add_opt_str(o, "scheduled_at", r.opt_str(row, kColScheduledAt));
-  json_add_opt_str(o, "expires_at", r.opt_str(row, kColExpiresAt));
-  json_add_opt_str(o, "topic", r.opt_str(row, kColTopic));
+  json_add_opt_str(o, "scheduled_at", r.opt_text(row, kColScheduledAt));
+  json_add_opt_str(o, "expires_at", r.opt_text(row, kColExpiresAt));
+  json_add_opt_str(o, "topic", r.opt_text(row, kColTopic));
   if (full) {
-    json_add_opt_str(o, "push_title", r.opt_str(row, kColPushTitle));
-    json_add_opt_str(o, "push_body", r.opt_str(row, kColPushBody));
+    json_add_opt_str(o, "push_title", r.opt_text(row, kColPushTitle));
+    json_add_opt_str(o, "push_body", r.opt_text(row, kColPushBody));
     json_add(o, "push_data", json_column(r, row, kColPushData));
     json_add_str(o, "target_type", r.text(row, kColTargetType));
-    json_add_opt_str(o, "target_value", r.opt_str(row, kColTargetValue));
+    json_add_opt_str(o, "target_value", r.opt_text(row, kColTargetValue));
   }
   json_add_str(o, "push_status", r.text(row, kColPushStatus));
-  if (full) json_add_opt_str(o, "push_error", r.opt_str(row, kColPushError));
-  json_add_opt_str(o, "sent_at", r.opt_str(row, kColSentAt));
-  json_add_opt_str(o, "attachment_type", r.opt_str(row, kColAttachmentType));
-  json_add_opt_str(o, "attachment_url", r.opt_str(row, kColAttachmentUrl));
+  if (full) json_add_opt_str(o, "push_error", r.opt_text(row, kColPushError));
+  json_add_opt_str(o, "sent_at", r.opt_text(row, kColSentAt));
+  json_add_opt_str(o, "attachment_type", r.opt_text(row, kColAttachmentType));
+  json_add_opt_str(o, "attachment_url", r.opt_text(row, kColAttachmentUrl));
   if (full) json_add(o, "attachment_metadata", json_column(r, row, kColAttachmentMetadata));
   json_add_int(o, "created_by", r.int64(row, kColCreatedBy));
   Json creator = json_object();

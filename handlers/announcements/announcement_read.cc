@@ -68,10 +68,10 @@ Json active_json(const Rows& r, int row) {
   json_add_int(o, "priority", r.int64(row, 6));
   json_add_str(o, "status", r.text(row, 7));
   json_add_bool(o, "is_public", r.boolean(row, 8));
-  json_add_opt_str(o, "expires_at", r.opt_str(row, 9));
-  json_add_opt_str(o, "topic", r.opt_str(row, 10));
-  json_add_opt_str(o, "attachment_type", r.opt_str(row, 11));
-  json_add_opt_str(o, "attachment_url", r.opt_str(row, 12));
+  json_add_opt_str(o, "expires_at", r.opt_text(row, 9));
+  json_add_opt_str(o, "topic", r.opt_text(row, 10));
+  json_add_opt_str(o, "attachment_type", r.opt_text(row, 11));
+  json_add_opt_str(o, "attachment_url", r.opt_text(row, 12));
   json_add(o, "attachment_metadata", json_column(r, row, 13));
   json_add_str(o, "created_at", r.text(row, 14));
   json_add_bool(o, "is_read", r.boolean(row, 15));

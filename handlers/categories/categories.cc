@@ -53,7 +53,7 @@ Json category_json(const Rows& r, int row) {
   json_add_int(c.get(), "id", r.int64(row, 0));
   json_add_int(c.get(), "tenant_id", r.int64(row, 1));
   json_add_str(c.get(), "name", r.text(row, 2));
-  json_add_opt_str(c.get(), "description", r.opt_str(row, 3));
+  json_add_opt_str(c.get(), "description", r.opt_text(row, 3));
   json_add_bool(c.get(), "is_published", r.boolean(row, 4));
   json_add_str(c.get(), "created_at", r.text(row, 5));
   json_add_str(c.get(), "updated_at", r.text(row, 6));

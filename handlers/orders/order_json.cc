@@ -41,10 +41,10 @@ Json order_item_json(const Rows& r, int row, int first, int64_t order_id) {
   json_add_int(item.get(), "id", r.int64(row, first));
   json_add_int(item.get(), "order_id", order_id);
   json_add_int(item.get(), "product_id", r.int64(row, first + 1));
-  json_add_opt_str(item.get(), "size", r.opt_str(row, first + 2));
+  json_add_opt_str(item.get(), "size", r.opt_text(row, first + 2));
   json_add_int(item.get(), "qty", r.int64(row, first + 3));
   json_add_str(item.get(), "amount", r.text(row, first + 4));
-  json_add_opt_str(item.get(), "notes", r.opt_str(row, first + 5));
+  json_add_opt_str(item.get(), "notes", r.opt_text(row, first + 5));
   return item;
 }
 

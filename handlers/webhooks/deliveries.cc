@@ -38,12 +38,12 @@ Json delivery_json(int64_t tenant_id, const Rows& r, int row) {
   json_add_str(d.get(), "url", r.text(row, 5));
   json_add_str(d.get(), "status", r.text(row, 6));
   json_add_int(d.get(), "attempts", r.int64(row, 7));
-  json_add_opt_str(d.get(), "next_attempt_at", r.opt_str(row, 8));
-  json_add_opt_str(d.get(), "last_attempt_at", r.opt_str(row, 9));
+  json_add_opt_str(d.get(), "next_attempt_at", r.opt_text(row, 8));
+  json_add_opt_str(d.get(), "last_attempt_at", r.opt_text(row, 9));
   json_add_opt_int(d.get(), "response_status", r.opt_int64(row, 10));
-  json_add_opt_str(d.get(), "error", r.opt_str(row, 11));
+  json_add_opt_str(d.get(), "error", r.opt_text(row, 11));
   json_add_str(d.get(), "created_at", r.text(row, 12));
-  json_add_opt_str(d.get(), "delivered_at", r.opt_str(row, 13));
+  json_add_opt_str(d.get(), "delivered_at", r.opt_text(row, 13));
   return d;
 }
 

@@ -51,7 +51,7 @@ Json webhook_json(const Rows& r, int row, int first_col) {
   json_add_str(w.get(), "url", r.text(row, first_col + 1));
   Json events = json_parse(r.text(row, first_col + 2));
   json_add(w.get(), "events", events ? std::move(events) : json_array());
-  json_add_opt_str(w.get(), "description", r.opt_str(row, first_col + 3));
+  json_add_opt_str(w.get(), "description", r.opt_text(row, first_col + 3));
   json_add_bool(w.get(), "is_active", r.boolean(row, first_col + 4));
   json_add_str(w.get(), "created_at", r.text(row, first_col + 5));
   return w;

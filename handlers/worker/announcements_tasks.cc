@@ -113,9 +113,9 @@ std::string push_body(const Rows& r) {
   json_add_str(o, "body", r.text(0, 4));
   Json data = r.is_null(0, 5) ? nullptr : json_parse(r.text(0, 5));
   json_add(o, "data", data ? std::move(data) : json_object());
-  json_add_opt_str(o, "topic", r.opt_str(0, 6));
+  json_add_opt_str(o, "topic", r.opt_text(0, 6));
   json_add_str(o, "target_type", r.text(0, 7));
-  json_add_opt_str(o, "target_value", r.opt_str(0, 8));
+  json_add_opt_str(o, "target_value", r.opt_text(0, 8));
   json_add_int(o, "announcement_id", r.int64(0, 1));
   json_add_int(o, "tenant_id", r.int64(0, 0));
   return json_dump(o);

@@ -98,11 +98,59 @@ TEST(JsonBuildTest, IntegersAreWrittenExactlyAcrossTheInt64Range) {
   EXPECT_EQ(json_get_int(back.get(), "c"), 4503599627370497);
 }
 
+TEST(JsonBuildTest, BuiltIntegersReadBackExactly) {
+  Json o = json_object();
+  json_add_int(o.get(), "max", INT64_MAX);
+  json_add_int(o.get(), "min", INT64_MIN);
+  json_add_int(o.get(), "zero", 0);
+  json_add_str(o.get(), "digits", "42");
+  cJSON_AddItemToObject(o.get(), "raw_fraction", cJSON_CreateRaw("1.5"));
+  cJSON_AddItemToObject(o.get(), "raw_empty", cJSON_CreateRaw(""));
+  EXPECT_EQ(json_get_int(o.get(), "max"), INT64_MAX);
+  EXPECT_EQ(json_get_int(o.get(), "min"), INT64_MIN);
+  EXPECT_EQ(json_get_int(o.get(), "zero"), 0);
+  EXPECT_EQ(json_get_int(o.get(), "digits"), std::nullopt);  // a string, not a number
+  EXPECT_EQ(json_get_int(o.get(), "raw_fraction"), std::nullopt);
+  EXPECT_EQ(json_get_int(o.get(), "raw_empty"), std::nullopt);
+}
+
+TEST(JsonBuildTest, StringValuesAreCopiedAndKeysMayBeBuiltAtRunTime) {
+  Json o = json_object();
+  {
+    std::string value = "temporary \"text\"";
+    json_add_str(o.get(), "v", std::string_view(value).substr(0, 9));
+    std::string key = "field_" + std::to_string(7);
+    json_add_copied_key(o.get(), key, json_array());
+    value.assign(value.size(), 'x');
+    key.assign(key.size(), 'x');
+  }
+  json_add_str(o.get(), "empty", "");
+  json_add_opt_str(o.get(), "view", std::optional<std::string_view>("abc"));
+  json_add_str(o.get(), "replaced", "old");
+  json_set_null(o.get(), "replaced");
+  json_set_null(o.get(), "added");
+  EXPECT_EQ(
+      json_dump(o.get()),
+      R"({"v":"temporary","field_7":[],"empty":"","view":"abc","replaced":null,"added":null})");
+}
+
 TEST(JsonBuildTest, StringsWithMultibyteCharactersRoundTrip) {
   Json o = json_object();
   json_add_str(o.get(), "name", "Café 日本 🎉");
   Json back = json_parse(json_dump(o.get()));
   EXPECT_EQ(json_get_str(back.get(), "name").value_or(""), "Café 日本 🎉");
+}
+
+TEST(JsonBuildTest, DumpPrintsTextsOfEverySize) {
+  // Small, then larger than the thread's buffer (it grows), then larger than
+  // it may grow (printed by cJSON's own allocating path), then small again.
+  for (size_t n : {10u, 5000u, 100'000u, 600'000u, 3u}) {
+    Json o = json_object();
+    json_add_str(o.get(), "s", std::string(n, 'a'));
+    json_add_int(o.get(), "n", static_cast<int64_t>(n));
+    EXPECT_EQ(json_dump(o.get()),
+              R"({"s":")" + std::string(n, 'a') + R"(","n":)" + std::to_string(n) + "}");
+  }
 }
 
 TEST(JsonBuildTest, DumpOfNullIsNullText) { EXPECT_EQ(json_dump(nullptr), "null"); }

@@ -34,13 +34,16 @@ constexpr int kListTotal = kAnnouncementColumnCount;
 // expired ones the history holds. The caller's read record is looked up per
 // row (LATERAL ... LIMIT 1 cannot be flattened into a join): PostgreSQL cannot
 // estimate a condition on now() and would otherwise plan a hash join over
-// every read record of the user.
+// every read record of the user. The sort keys come first: the sort
+// compares whole result rows, and a key after variable-width (or null)
+// columns is found by walking the row's columns on every comparison
+// (nocachegetattr, a tenth of PostgreSQL's time on this statement; 7-15%
+// more tps with the keys first).
 const Statement kActive{
     "announcements_active",
-    "SELECT a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "
-    "       a.is_public, a.expires_at, a.topic, a.attachment_type, a.attachment_url, "
-    "       a.attachment_metadata::text, a.created_at, r.dismissed IS NOT NULL, "
-    "       COALESCE(r.dismissed, false) "
+    "SELECT a.priority, a.created_at, a.id, a.tenant_id, a.title, a.summary, a.content, a.type, "
+    "       a.status, a.is_public, a.expires_at, a.topic, a.attachment_type, a.attachment_url, "
+    "       a.attachment_metadata::text, r.dismissed IS NOT NULL, COALESCE(r.dismissed, false) "
     "FROM announcements a "
     "LEFT JOIN LATERAL (SELECT r.dismissed FROM announcement_reads r "
     "                   WHERE r.tenant_id = a.tenant_id AND r.announcement_id = a.id "
@@ -59,21 +62,21 @@ const Statement kGet{"announcements_get",
 Json active_json(const Rows& r, int row) {
   Json a = json_object();
   cJSON* o = a.get();
-  json_add_int(o, "id", r.int64(row, 0));
-  json_add_str(o, "tenant_id", r.text(row, 1));
-  json_add_str(o, "title", r.text(row, 2));
-  json_add_str(o, "summary", r.text(row, 3));
-  json_add_str(o, "content", r.text(row, 4));
-  json_add_str(o, "type", r.text(row, 5));
-  json_add_int(o, "priority", r.int64(row, 6));
-  json_add_str(o, "status", r.text(row, 7));
-  json_add_bool(o, "is_public", r.boolean(row, 8));
-  json_add_opt_str(o, "expires_at", r.opt_text(row, 9));
-  json_add_opt_str(o, "topic", r.opt_text(row, 10));
-  json_add_opt_str(o, "attachment_type", r.opt_text(row, 11));
-  json_add_opt_str(o, "attachment_url", r.opt_text(row, 12));
-  json_add(o, "attachment_metadata", json_column(r, row, 13));
-  json_add_str(o, "created_at", r.text(row, 14));
+  json_add_int(o, "id", r.int64(row, 2));
+  json_add_str(o, "tenant_id", r.text(row, 3));
+  json_add_str(o, "title", r.text(row, 4));
+  json_add_str(o, "summary", r.text(row, 5));
+  json_add_str(o, "content", r.text(row, 6));
+  json_add_str(o, "type", r.text(row, 7));
+  json_add_int(o, "priority", r.int64(row, 0));
+  json_add_str(o, "status", r.text(row, 8));
+  json_add_bool(o, "is_public", r.boolean(row, 9));
+  json_add_opt_str(o, "expires_at", r.opt_text(row, 10));
+  json_add_opt_str(o, "topic", r.opt_text(row, 11));
+  json_add_opt_str(o, "attachment_type", r.opt_text(row, 12));
+  json_add_opt_str(o, "attachment_url", r.opt_text(row, 13));
+  json_add(o, "attachment_metadata", json_column(r, row, 14));
+  json_add_str(o, "created_at", r.text(row, 1));
   json_add_bool(o, "is_read", r.boolean(row, 15));
   json_add_bool(o, "is_dismissed", r.boolean(row, 16));
   return a;

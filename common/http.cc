@@ -49,9 +49,7 @@ Response Response::success(int status, const char* message, Json data) {
   Json body = json_object();
   json_add_bool(body.get(), "success", true);
   if (message != nullptr) json_add_str(body.get(), "message", message);
-  if (data) {
-    cJSON_AddItemToObject(body.get(), "data", data.release());
-  }
+  if (data) json_add(body.get(), "data", std::move(data));
   return json(status, body);
 }
 

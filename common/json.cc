@@ -44,7 +44,7 @@ cJSON* add(cJSON* obj, JsonKey key, cJSON* item) {
 cJSON* string_item(std::string_view value) {
   char* text = static_cast<char*>(cJSON_malloc(value.size() + 1));
   if (text == nullptr) return nullptr;
-  std::memcpy(text, value.data(), value.size());
+  if (!value.empty()) std::memcpy(text, value.data(), value.size());
   text[value.size()] = '\0';
   cJSON* item = cJSON_CreateStringReference(text);
   if (item == nullptr) {

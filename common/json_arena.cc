@@ -75,14 +75,23 @@ struct Arena {
   }
 
   // Keeps one block for the next request. When this request needed more
-  // than the kept block, they all go back and one block as large as what
-  // the request took (a power of two, at most kKeptMax) takes their place.
+  // than the kept block, the extra blocks go back, and so does the first
+  // one if it is smaller than what the request took: one block that large
+  // (a power of two, at most kKeptMax) takes its place.
   void reset() {
     if (blocks.size() > 1) {
-      release();
       size_t keep = kBlockSize;
       while (keep < taken && keep < kKeptMax) keep *= 2;
-      if (char* data = static_cast<char*>(std::malloc(keep))) blocks.push_back({data, keep});
+      if (keep <= blocks[0].size) {
+        for (size_t i = 1; i < blocks.size(); ++i) {
+          CA_UNPOISON(blocks[i].data, blocks[i].size);
+          std::free(blocks[i].data);
+        }
+        blocks.resize(1);
+      } else {
+        release();
+        if (char* data = static_cast<char*>(std::malloc(keep))) blocks.push_back({data, keep});
+      }
     }
     if (!blocks.empty()) CA_POISON(blocks[0].data, blocks[0].size);
     used = 0;

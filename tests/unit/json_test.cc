@@ -142,8 +142,8 @@ TEST(JsonBuildTest, StringsWithMultibyteCharactersRoundTrip) {
 }
 
 TEST(JsonBuildTest, DumpPrintsTextsOfEverySize) {
-  // Small, then larger than the thread's buffer (it grows), then larger than
-  // it may grow (printed by cJSON's own allocating path), then small again.
+  // Texts from a few bytes to more than cJSON's printer starts with (it
+  // grows its buffer as it goes) and back: each printed whole and exactly.
   for (size_t n : {10u, 5000u, 100'000u, 600'000u, 3u}) {
     Json o = json_object();
     json_add_str(o.get(), "s", std::string(n, 'a'));

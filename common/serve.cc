@@ -1,10 +1,12 @@
 #include "serve.h"
 
 #include <fcgiapp.h>
+#include <fcntl.h>
 #include <malloc.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,65 +119,118 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
 }
 
-// SIGUSR2 only interrupts a worker's blocking accept() (no SA_RESTART), so
-// the worker sees FCGX_ShutdownPending and leaves. shutdown() on the listening
-// socket is not an option: spawn-fcgi and systemd share it across processes.
+// SIGUSR2 only interrupts a worker's epoll_wait() (no SA_RESTART), so the
+// worker sees `stopping` and leaves. shutdown() on the listening socket is
+// not an option: spawn-fcgi and systemd share it across processes.
 void on_wake(int) {}
 
 std::atomic<bool> stopping{false};
 
-// On a connection nginx keeps open (fastcgi_keep_conn), waits for its next
-// request in poll() rather than in libfcgi's read(): a reader blocked on a
-// unix socket is woken each time nginx drains the last response (the kernel
-// signals write space on the same wait queue), poll() only for input. False
-// when the process is stopping.
-bool wait_for_next_request(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  while (poll(&p, 1, -1) < 0) {
-    if (errno != EINTR) return true;  // let libfcgi's read report it
-    if (stopping.load()) return false;
+// Connections are not tied to threads. One epoll set per process holds the
+// listening socket and every connection nginx keeps open between requests
+// (fastcgi_keep_conn), each armed one-shot: the worker that takes an event
+// owns that socket until it arms it again. An idle kept connection costs a
+// slot in the set, not a thread, so a few threads serve as many kept
+// connections as nginx holds (libfcgi on its own blocks a thread in read()
+// on each one).
+struct Dispatcher {
+  int listen_fd;
+  int epoll_fd;
+  const Router* router;
+  const Config* config;
+  DbPool* pool;
+
+  void arm(int fd, int op) const {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLONESHOT;
+    ev.data.fd = fd;
+    if (epoll_ctl(epoll_fd, op, fd, &ev) != 0) {
+      log_error("epoll_ctl(%d): %s", fd, std::strerror(errno));
+      if (fd != listen_fd) close(fd);
+    }
   }
-  return true;
+
+  // Takes one waiting connection, if another worker or process has not.
+  int accept_one() const {
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    int accept_errno = errno;
+    arm(listen_fd, EPOLL_CTL_MOD);  // the next connection is another worker's
+    if (fd < 0 && accept_errno != EAGAIN && accept_errno != ECONNABORTED) {
+      log_error("accept: %s", std::strerror(accept_errno));
+      // Out of descriptors: let connections close rather than spin.
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return fd;
+  }
+};
+
+void serve_request(const Dispatcher& d, FCGX_Request& r) {
+  Request req;
+  req.method = param(r, "REQUEST_METHOD");
+  // nginx passes only what is read here (nginx/commerce-admin.conf.in).
+  req.path = param(r, "DOCUMENT_URI");
+  req.query = param(r, "QUERY_STRING");
+  if (const char* auth = FCGX_GetParam("HTTP_AUTHORIZATION", r.envp)) req.authorization = auth;
+  if (const char* tenant = FCGX_GetParam("HTTP_X_TENANT_ID", r.envp)) {
+    req.tenant_header = tenant;
+    req.has_tenant_header = true;
+  }
+  req.remote_addr = param(r, "REMOTE_ADDR");
+  req.connection_fd = r.ipcFd;
+  Response resp;
+  // Every cJSON value of the request (parsed body, response tree) lives and
+  // dies inside this scope; the response leaves it as text.
+  JsonArenaScope json_memory;
+  if (read_body(r, &req.body)) {
+    // The connection is held for the handler only, not while writing.
+    DbPool::Lease db = d.pool->acquire();
+    resp = dispatch(*d.router, req, *db, *d.config);
+  } else {
+    resp = Response::error(413, "Request body too large");
+  }
+  write_response(r, resp);
+  log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
 }
 
-void worker_loop(int listen_fd, const Router* router, const Config* config, DbPool* pool,
-                 std::atomic<bool>* done) {
+// Serves the request waiting on `fd`. libfcgi reads it from the socket it
+// is given (ipcFd set, keepConnection so that its first step, finishing a
+// previous request, leaves the socket open); when nginx has closed the
+// socket instead, libfcgi closes it and tries to accept on the request's
+// listening socket, which is -1 here, so it returns at once.
+void serve_connection(const Dispatcher& d, FCGX_Request& r, int fd, int arm_op) {
+  r.ipcFd = fd;
+  r.keepConnection = 1;
+  if (FCGX_Accept_r(&r) < 0) return;
+  serve_request(d, r);
+  // Closing, libfcgi shuts its side down and waits (up to 2 s) for nginx to
+  // close first, against TCP resets. On a unix socket whose request was read
+  // in full that guards nothing, yet the thread sat out nginx's handling of
+  // every response before it could take the next request. Detached, the
+  // connection is just closed (a kept one stays open either way).
+  FCGX_Detach(&r);
+  FCGX_Finish_r(&r);
+  if (r.ipcFd < 0) return;  // nginx did not ask to keep it
+  r.ipcFd = -1;             // it belongs to the epoll set now
+  d.arm(fd, arm_op);
+}
+
+void worker_loop(const Dispatcher* d, std::atomic<bool>* done) {
   FCGX_Request r;
-  FCGX_InitRequest(&r, listen_fd, 0);
-  while (FCGX_Accept_r(&r) >= 0) {
-    Request req;
-    req.method = param(r, "REQUEST_METHOD");
-    // nginx passes only what is read here (nginx/commerce-admin.conf.in).
-    req.path = param(r, "DOCUMENT_URI");
-    req.query = param(r, "QUERY_STRING");
-    if (const char* auth = FCGX_GetParam("HTTP_AUTHORIZATION", r.envp)) req.authorization = auth;
-    if (const char* tenant = FCGX_GetParam("HTTP_X_TENANT_ID", r.envp)) {
-      req.tenant_header = tenant;
-      req.has_tenant_header = true;
+  FCGX_InitRequest(&r, -1, 0);
+  while (!stopping.load()) {
+    epoll_event ev{};
+    int n = epoll_wait(d->epoll_fd, &ev, 1, -1);
+    if (n < 0 && errno != EINTR) {
+      log_error("epoll_wait: %s", std::strerror(errno));
+      break;
     }
-    req.remote_addr = param(r, "REMOTE_ADDR");
-    req.connection_fd = r.ipcFd;
-    Response resp;
-    // Every cJSON value of the request (parsed body, response tree) lives and
-    // dies inside this scope; the response leaves it as text.
-    JsonArenaScope json_memory;
-    if (read_body(r, &req.body)) {
-      // The connection is held for the handler only, not while writing.
-      DbPool::Lease db = pool->acquire();
-      resp = dispatch(*router, req, *db, *config);
+    if (n <= 0 || stopping.load()) continue;
+    if (ev.data.fd == d->listen_fd) {
+      int fd = d->accept_one();
+      if (fd >= 0) serve_connection(*d, r, fd, EPOLL_CTL_ADD);
     } else {
-      resp = Response::error(413, "Request body too large");
+      serve_connection(*d, r, ev.data.fd, EPOLL_CTL_MOD);
     }
-    write_response(r, resp);
-    log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
-    // Closing, libfcgi shuts its side down and waits (up to 2 s) for nginx to
-    // close first, against TCP resets. On a unix socket whose request was read
-    // in full that guards nothing, yet the thread sat out nginx's handling of
-    // every response before it could take the next request. Detached, the
-    // connection is just closed (a kept one stays open either way).
-    FCGX_Detach(&r);
-    FCGX_Finish_r(&r);
-    if (r.ipcFd >= 0 && !wait_for_next_request(r.ipcFd)) break;
   }
   FCGX_Free(&r, 1);
   done->store(true);
@@ -245,13 +300,22 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   sigemptyset(&wake.sa_mask);
   sigaction(SIGUSR2, &wake, nullptr);
 
+  // Workers take connections as epoll reports them; accept() must not block
+  // when another process sharing the socket took the connection first.
+  int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd < 0 || fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK) != 0) {
+    std::fprintf(stderr, "%s: cannot set up the listening socket: %s\n", program,
+                 std::strerror(errno));
+    return 1;
+  }
   Router router(std::move(routes));
   DbPool pool(config.database_url, opt.db_connections > 0 ? opt.db_connections : opt.threads);
+  Dispatcher dispatcher{listen_fd, epoll_fd, &router, &config, &pool};
+  dispatcher.arm(listen_fd, EPOLL_CTL_ADD);
   std::vector<std::thread> workers;
   std::vector<std::atomic<bool>> done(static_cast<size_t>(opt.threads));
   for (int i = 0; i < opt.threads; ++i) {
-    workers.emplace_back(worker_loop, listen_fd, &router, &config, &pool,
-                         &done[static_cast<size_t>(i)]);
+    workers.emplace_back(worker_loop, &dispatcher, &done[static_cast<size_t>(i)]);
   }
   log_info("serving with %d threads", opt.threads);
 
@@ -259,9 +323,9 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   sigwait(&stop_signals, &sig);
   log_info("signal %d: stopping", sig);
   stopping.store(true);
-  FCGX_ShutdownPending();
   // In-flight requests finish; idle workers are woken until each has left
-  // (a wake-up can land just before a worker enters accept, hence the loop).
+  // (a wake-up can land just before a worker enters epoll_wait, hence the
+  // loop). Kept connections close with the process.
   for (size_t i = 0; i < workers.size(); ++i) {
     while (!done[i].load()) {
       pthread_kill(workers[i].native_handle(), SIGUSR2);
@@ -269,6 +333,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
     }
     workers[i].join();
   }
+  close(epoll_fd);
   if (opt.socket_path != nullptr) unlink(opt.socket_path);
   return 0;
 }

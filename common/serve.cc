@@ -150,17 +150,32 @@ struct Dispatcher {
     }
   }
 
-  // Takes one waiting connection, if another worker or process has not.
-  int accept_one() const {
-    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-    int accept_errno = errno;
-    arm(listen_fd, EPOLL_CTL_MOD);  // the next connection is another worker's
-    if (fd < 0 && accept_errno != EAGAIN && accept_errno != ECONNABORTED) {
-      log_error("accept: %s", std::strerror(accept_errno));
-      // Out of descriptors: let connections close rather than spin.
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // Takes the connections waiting in the listen queue (up to a batch) and
+  // returns the first to be served now; the others join the set, behind the
+  // kept connections that already have a request. Taking one per wake-up
+  // would give the whole queue one turn per round of the kept connections:
+  // with slow requests (logins) a new connection waited over 10 s.
+  int accept_waiting() const {
+    constexpr int kBatch = 16;
+    int first = -1;
+    for (int i = 0; i < kBatch; ++i) {
+      int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno != EAGAIN && errno != ECONNABORTED) {
+          log_error("accept: %s", std::strerror(errno));
+          // Out of descriptors: let connections close rather than spin.
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        break;
+      }
+      if (first < 0) {
+        first = fd;
+      } else {
+        arm(fd, EPOLL_CTL_ADD);
+      }
     }
-    return fd;
+    arm(listen_fd, EPOLL_CTL_MOD);  // the next connections are another worker's
+    return first;
   }
 };
 
@@ -226,7 +241,7 @@ void worker_loop(const Dispatcher* d, std::atomic<bool>* done) {
     }
     if (n <= 0 || stopping.load()) continue;
     if (ev.data.fd == d->listen_fd) {
-      int fd = d->accept_one();
+      int fd = d->accept_waiting();
       if (fd >= 0) serve_connection(*d, r, fd, EPOLL_CTL_ADD);
     } else {
       serve_connection(*d, r, ev.data.fd, EPOLL_CTL_MOD);

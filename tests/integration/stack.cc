@@ -405,53 +405,64 @@ void StackWorkerPause::resume() {
   pids_.clear();
 }
 
-WorkerProcess::WorkerProcess(const std::map<std::string, std::string>& overrides) {
-  log_ = state_dir() + "/log/test-worker-" + std::to_string(getpid()) + "-" +
-         std::to_string(++worker_counter) + ".log";
+pid_t start_with_stack_env(const std::string& command, const std::string& log,
+                           const std::map<std::string, std::string>& overrides) {
   std::string script = ". \"$0\"; ";
   // Sanitizer builds report into the stack's log dir, where scripts/test looks.
   script += "export ASAN_OPTIONS=log_path=" + state_dir() +
             "/log/asan:detect_leaks=1 UBSAN_OPTIONS=log_path=" + state_dir() +
             "/log/ubsan:print_stacktrace=1:halt_on_error=1; ";
   for (const auto& [k, v] : overrides) script += "export " + k + "=" + shell_quote(v) + "; ";
-  script += "exec commerce-admin-worker --loop 2>>\"$1\"";
+  script += "exec " + command + " 2>>\"$1\"";
   std::string env_file = state_dir() + "/env";
-  std::vector<std::string> args = {"/bin/bash", "-c", script, env_file, log_};
+  std::vector<std::string> args = {"/bin/bash", "-c", script, env_file, log};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // fork + execve only (nothing else between them: this process has threads).
-  pid_ = fork();
-  if (pid_ == 0) {
-    // Dies with this test, whatever way it ends, so no worker outlives it.
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Dies with this test, whatever way it ends, so nothing outlives it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     execve("/bin/bash", argv.data(), environ);
     _exit(127);
   }
-  if (pid_ < 0) {
-    ADD_FAILURE() << "cannot start a worker";
-    pid_ = 0;
+  if (pid < 0) {
+    ADD_FAILURE() << "cannot start " << command;
+    return 0;
   }
+  return pid;
 }
 
-bool WorkerProcess::stop() {
-  if (pid_ <= 0) return false;
-  kill(pid_, SIGTERM);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+bool stop_process(pid_t pid, int seconds) {
+  if (pid <= 0) return false;
+  kill(pid, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   int status = 0;
   bool clean = true;
-  while (waitpid(pid_, &status, WNOHANG) == 0) {
+  while (waitpid(pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << "worker " << pid_ << " did not stop on SIGTERM";
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
+      ADD_FAILURE() << "process " << pid << " did not stop on SIGTERM";
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
       clean = false;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  pid_ = 0;
   return clean && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+WorkerProcess::WorkerProcess(const std::map<std::string, std::string>& overrides) {
+  log_ = state_dir() + "/log/test-worker-" + std::to_string(getpid()) + "-" +
+         std::to_string(++worker_counter) + ".log";
+  pid_ = start_with_stack_env("commerce-admin-worker --loop", log_, overrides);
+}
+
+bool WorkerProcess::stop() {
+  bool clean = stop_process(pid_, 40);
+  pid_ = 0;
+  return clean;
 }
 
 void WorkerProcess::kill_now() {

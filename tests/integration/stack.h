@@ -167,6 +167,15 @@ class StackWorkerPause {
   std::vector<pid_t> pids_;
 };
 
+// Runs `command` (a program on the stack's PATH and its arguments) with the
+// stack's environment ($CA_STATE_DIR/env) plus `overrides`, stderr appended
+// to `log`; it dies with the test process (PR_SET_PDEATHSIG). 0 on failure.
+pid_t start_with_stack_env(const std::string& command, const std::string& log,
+                           const std::map<std::string, std::string>& overrides = {});
+// SIGTERM, then waits up to `seconds` (SIGKILL after). True when the process
+// exited with status 0 in time.
+bool stop_process(pid_t pid, int seconds);
+
 // A `commerce-admin-worker --loop` of this test, with the stack's environment
 // plus `overrides`; its log goes to $CA_STATE_DIR/log/test-worker-<pid>-<n>.log.
 // It dies with the test process (PR_SET_PDEATHSIG), however that ends.

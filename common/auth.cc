@@ -12,21 +12,19 @@ namespace ca {
 namespace {
 
 // $1 session id, $2 user id from the token, $3 tenant id or NULL.
-// Columns: user id, name, email, role (NULL when not a member).
-#define CA_AUTHENTICATE_SQL(extra_column)                              \
-  "SELECT u.id, u.name, u.email, (SELECT m.role FROM memberships m "   \
-  "WHERE m.tenant_id = $3::bigint AND m.user_id = u.id)" extra_column  \
-  " FROM sessions s JOIN users u ON u.id = s.user_id "                 \
-  "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL " \
-  "AND s.expires_at > now() AND u.is_active"
-const Statement kAuthenticate{"auth_session", CA_AUTHENTICATE_SQL("")};
-// The same and, as a fifth column, whether the tenant exists: only the
-// routes with the tenant in their path answer a non-member differently
-// (404 for no such tenant); for the rest that probe was 12% of the check.
-const Statement kAuthenticateTenant{
-    "auth_session_tenant",
-    CA_AUTHENTICATE_SQL(", EXISTS (SELECT 1 FROM tenants t WHERE t.id = $3::bigint)")};
-#undef CA_AUTHENTICATE_SQL
+// Columns: user id, name, email, role (NULL when not a member). A
+// membership implies the tenant (foreign key), so whether a tenant exists is
+// asked only when the caller is not a member and the answer matters (below).
+const Statement kAuthenticate{
+    "auth_session",
+    "SELECT u.id, u.name, u.email, "
+    "       (SELECT m.role FROM memberships m WHERE m.tenant_id = $3::bigint AND m.user_id = u.id) "
+    "FROM sessions s JOIN users u ON u.id = s.user_id "
+    "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL "
+    "  AND s.expires_at > now() AND u.is_active"};
+
+const Statement kTenantExists{"auth_tenant_exists",
+                              "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
 
 const Statement kCreateSession{
     "auth_create_session",
@@ -48,7 +46,6 @@ bool looks_like_uuid(std::string_view s) {
 
 struct Lookup {
   Principal who;
-  bool tenant_exists = false;  // asked for with TenantProbe::kExists only
   bool member = false;
   std::optional<DbResult> read;  // the piggybacked read, when one was asked for
 };
@@ -70,22 +67,18 @@ Result<TokenClaims> verify_bearer(const Ctx& ctx) {
   return std::move(*claims);
 }
 
-enum class TenantProbe { kMembershipOnly, kExists };
-
 // Given verified claims, checks in one round trip the session, the user, the
-// membership (and with kExists whether the tenant exists) and, when `read`
-// is given, runs that statement too (libpq pipeline).
+// membership and, when `read` is given, runs that statement too (libpq
+// pipeline).
 Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t> tenant_id,
-                      const Db::Query* read = nullptr,
-                      TenantProbe probe = TenantProbe::kMembershipOnly) {
+                      const Db::Query* read = nullptr) {
   Lookup out;
-  const Statement& check = probe == TenantProbe::kExists ? kAuthenticateTenant : kAuthenticate;
   std::vector<DbResult> results;
   if (read != nullptr) {
-    results = ctx.db.pipeline({{&check, {claims.jti, claims.sub, tenant_id}}, *read});
+    results = ctx.db.pipeline({{&kAuthenticate, {claims.jti, claims.sub, tenant_id}}, *read});
     out.read.emplace(std::move(results[1]));
   } else {
-    results.push_back(ctx.db.exec(check, {claims.jti, claims.sub, tenant_id}));
+    results.push_back(ctx.db.exec(kAuthenticate, {claims.jti, claims.sub, tenant_id}));
   }
   DbResult& r = results[0];
   if (!r.ok()) return errors::database(r.error());
@@ -98,15 +91,13 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     out.member = true;
     out.who.role = role_parse(r->text(0, 3)).value_or(Role::kMember);
   }
-  if (probe == TenantProbe::kExists) out.tenant_exists = r->boolean(0, 4);
   if (tenant_id) out.who.tenant_id = *tenant_id;
   return out;
 }
 
-Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id,
-                      TenantProbe probe = TenantProbe::kMembershipOnly) {
+Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
   CA_TRY(claims, verify_bearer(ctx));
-  return lookup(ctx, claims, tenant_id, nullptr, probe);
+  return lookup(ctx, claims, tenant_id);
 }
 
 Result<Principal> check_role(Lookup& l, Role min_role) {
@@ -143,7 +134,7 @@ Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
                                    : "The X-Tenant-ID header is required");
   }
   // A tenant that does not exist and one the caller is not a member of
-  // are the same 403 here, so the check asks for the membership only.
+  // are the same 403 here.
   CA_TRY(l, lookup(ctx, tenant_id));
   return check_role(l, min_role);
 }
@@ -173,8 +164,14 @@ Response refuse_after_tenant_auth(Ctx& ctx, Response refusal) {
 }
 
 Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min_role) {
-  CA_TRY(l, lookup(ctx, tenant_id, TenantProbe::kExists));
-  if (!l.tenant_exists) return errors::not_found("Tenant not found");
+  CA_TRY(l, lookup(ctx, tenant_id));
+  if (!l.member) {
+    // With the tenant in the path, no such tenant is a 404, not a 403: one
+    // more round trip, on the refusal path only.
+    DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
+    if (!exists.ok()) return errors::database(exists.error());
+    if (!exists->boolean(0, 0)) return errors::not_found("Tenant not found");
+  }
   return check_role(l, min_role);
 }
 

@@ -15,20 +15,25 @@ namespace {
 // Columns: user id, name, email, role (NULL when not a member). A
 // membership implies the tenant (foreign key), so whether a tenant exists is
 // asked only when the caller is not a member and the answer matters (below).
+// A live session implies an active user: deactivating a user revokes its
+// sessions (sql/010), so the check reads the session and the membership
+// (an index-only scan), not the user.
 const Statement kAuthenticate{
     "auth_session",
-    "SELECT u.id, u.name, u.email, "
-    "       (SELECT m.role FROM memberships m WHERE m.tenant_id = $3::bigint AND m.user_id = u.id) "
-    "FROM sessions s JOIN users u ON u.id = s.user_id "
-    "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL "
-    "  AND s.expires_at > now() AND u.is_active"};
+    "SELECT s.user_id, "
+    "       (SELECT m.role FROM memberships m WHERE m.tenant_id = $3::bigint AND m.user_id = $2) "
+    "FROM sessions s "
+    "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
 
 const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
 
+// Only for an active user, whose row is held until the session is committed:
+// a deactivation running meanwhile waits, then revokes it (sql/010).
 const Statement kCreateSession{
     "auth_create_session",
-    "INSERT INTO sessions (id, user_id, expires_at) VALUES ($1, $2, to_timestamp($3))"};
+    "INSERT INTO sessions (id, user_id, expires_at) "
+    "SELECT $1, u.id, to_timestamp($3) FROM users u WHERE u.id = $2 AND u.is_active FOR SHARE"};
 
 const Statement kRevokeSession{
     "auth_revoke_session",
@@ -67,7 +72,7 @@ Result<TokenClaims> verify_bearer(const Ctx& ctx) {
   return std::move(*claims);
 }
 
-// Given verified claims, checks in one round trip the session, the user, the
+// Given verified claims, checks in one round trip the session, the
 // membership and, when `read` is given, runs that statement too (libpq
 // pipeline).
 Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t> tenant_id,
@@ -85,11 +90,9 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
   out.who.session_id = claims.jti;
-  out.who.name = r->str(0, 1);
-  out.who.email = r->str(0, 2);
-  if (!r->is_null(0, 3)) {
+  if (!r->is_null(0, 1)) {
     out.member = true;
-    out.who.role = role_parse(r->text(0, 3)).value_or(Role::kMember);
+    out.who.role = role_parse(r->text(0, 1)).value_or(Role::kMember);
   }
   if (tenant_id) out.who.tenant_id = *tenant_id;
   return out;
@@ -183,6 +186,8 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id) {
   c.exp = c.iat + ctx.config.token_ttl_seconds;
   DbResult r = ctx.db.exec(kCreateSession, {c.jti, user_id, c.exp});
   if (!r.ok()) return errors::database(r.error());
+  // Deactivated since its password was checked: no session, as for a wrong password.
+  if (r->affected() == 0) return Response::error(401, "Invalid credentials");
   return jwt_sign(c, ctx.config.token_secret);
 }
 

@@ -2,8 +2,8 @@
 //
 // One database round trip answers all of it: the token's signature and
 // expiry are checked in the process, then a single prepared statement checks
-// the session is live, the user active, and (when a tenant is asked for)
-// whether that tenant exists and the user's role in it.
+// the session is live (which implies the user is active: sql/010) and, when
+// a tenant is asked for, the user's role in it.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +24,6 @@ std::optional<Role> role_parse(std::string_view text);
 struct Principal {
   int64_t user_id = 0;
   std::string session_id;
-  std::string name;
-  std::string email;
   int64_t tenant_id = 0;  // the tenant this request acts on, when any
   Role role = Role::kMember;
 };
@@ -63,7 +61,8 @@ Response refuse_after_tenant_auth(Ctx& ctx, Response refusal);
 Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id,
                                            Role min_role = Role::kMember);
 
-// Creates a session for `user_id` and returns its signed token.
+// Creates a session for `user_id` and returns its signed token; 401
+// "Invalid credentials" when the user is no longer active.
 Result<std::string> issue_token(Ctx& ctx, int64_t user_id);
 
 // Revokes the session of the presented token.

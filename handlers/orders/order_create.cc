@@ -29,8 +29,11 @@ constexpr size_t kMaxItems = 500;
 constexpr double kMaxMoney = 9999999999.99;
 constexpr int64_t kMaxInt32 = 2147483647;
 
+// The caller's address, and the caller's name and email for the response.
 const Statement kAddress{"orders_create_address",
-                         "SELECT street, city FROM addresses WHERE user_id = $1 AND id = $2"};
+                         "SELECT a.street, a.city, u.name, u.email "
+                         "FROM addresses a JOIN users u ON u.id = a.user_id "
+                         "WHERE a.user_id = $1 AND a.id = $2"};
 
 // The live products of the tenant among the ids. FOR SHARE keeps them from
 // being soft-deleted until this order is committed.
@@ -175,6 +178,8 @@ std::string quoted(const std::optional<std::string>& v) {
 struct Address {
   std::string street;
   std::string city;
+  std::string user_name;  // the caller's, who owns the address
+  std::string user_email;
 };
 
 // The address must be one of the caller's: `address_id` fails otherwise.
@@ -189,6 +194,8 @@ Result<Address> check_address(Ctx& ctx, int64_t user_id, const OrderInput& in, F
   }
   out.street = r->str(0, 0);
   out.city = r->str(0, 1);
+  out.user_name = r->str(0, 2);
+  out.user_email = r->str(0, 3);
   return out;
 }
 
@@ -259,7 +266,8 @@ Response orders_create(Ctx& ctx) {
     json_append(items.get(), order_item_json(rows, i, kOrderColumns, order_id));
   }
   json_add(order.get(), "items", std::move(items));
-  json_add(order.get(), "user", order_user_json(who.user_id, who.name, who.email));
+  json_add(order.get(), "user",
+           order_user_json(who.user_id, address.user_name, address.user_email));
   Json addr = json_object();
   json_add_int(addr.get(), "id", *in.address_id);
   json_add_str(addr.get(), "street", address.street);

@@ -1,11 +1,16 @@
 // Login, logout and every way a request is refused with 401, over HTTP
 // through nginx (SPEC "Authentication", DESIGN §3 and §4 "Auth").
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <sodium.h>
 
 #include <cctype>
+#include <chrono>
 #include <ctime>
+#include <future>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "jwt.h"
 #include "stack.h"
@@ -150,6 +155,51 @@ TEST_F(AuthTest, InactiveUserCannotLogInAndItsTokensStopWorking) {
   EXPECT_EQ(r.status, 401);
   EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
   EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = u.token})));
+
+  // Deactivation revoked the sessions: reactivating does not bring them back.
+  sql("UPDATE users SET is_active = true WHERE id = " + to_string(u.id));
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = u.token})));
+  HttpResponse again = login_response(u.email, u.password);
+  ASSERT_EQ(again.status, 200) << again.body;
+  std::string token(json_get_str(again.json.get(), "token").value_or(""));
+  EXPECT_EQ(http("GET", kTenants, {.token = token}).status, 200);
+}
+
+// A login that read the user as active while a deactivation was still
+// uncommitted waits for it when creating the session, then creates none: a
+// session never outlives its user's deactivation (sql/010).
+TEST_F(AuthTest, LoginRacingADeactivationGetsNoSession) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("Racing tenant"));
+  TestUser u = add_user(admin, tenant);
+  std::string conninfo = "host=" + state_dir() + "/run dbname=commerce_admin user=postgres";
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), &PQfinish);
+  ASSERT_EQ(PQstatus(conn.get()), CONNECTION_OK) << PQerrorMessage(conn.get());
+  auto exec = [&](const std::string& query) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(conn.get(), query.c_str()), &PQclear);
+    return PQresultStatus(r.get()) == PGRES_COMMAND_OK;
+  };
+  ASSERT_TRUE(exec("BEGIN"));
+  ASSERT_TRUE(exec("UPDATE users SET is_active = false WHERE id = " + to_string(u.id)));
+
+  std::future<HttpResponse> login =
+      std::async(std::launch::async, [&] { return login_response(u.email, u.password); });
+  // The login sees the user still active, checks the password, then waits
+  // for this transaction's row lock to create the session.
+  bool waiting = false;
+  for (int i = 0; i < 300 && !waiting; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    waiting = sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                  "AND query LIKE 'INSERT INTO sessions%'") == std::vector<std::string>{"1"};
+  }
+  ASSERT_TRUE(exec("COMMIT"));
+  EXPECT_TRUE(waiting) << "the login never waited for the deactivation";
+  HttpResponse r = login.get();
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
+  EXPECT_EQ(sql("SELECT count(*) FROM sessions WHERE revoked_at IS NULL AND user_id = " +
+                to_string(u.id)),
+            std::vector<std::string>{"0"});
 }
 
 TEST_F(AuthTest, LoginWithMissingFieldsIs422) {

@@ -37,6 +37,7 @@ const Task kTasks[] = {
     {"scheduled publishing", ca::task_publish_scheduled},
     {"push notifications", ca::task_send_push},
     {"webhook deliveries", ca::task_deliver_webhooks},
+    {"expired sessions", ca::task_purge_sessions},
 };
 
 void run_pass(ca::Db& db, const ca::Config& config) {

@@ -17,5 +17,7 @@ int task_publish_scheduled(Db& db, const Config& config);
 int task_send_push(Db& db, const Config& config);
 // Delivers due webhook deliveries (signed POSTs, retries with backoff).
 int task_deliver_webhooks(Db& db, const Config& config);
+// Deletes sessions past their expiry.
+int task_purge_sessions(Db& db, const Config& config);
 
 }  // namespace ca

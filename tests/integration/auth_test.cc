@@ -165,6 +165,36 @@ TEST_F(AuthTest, InactiveUserCannotLogInAndItsTokensStopWorking) {
   EXPECT_EQ(http("GET", kTenants, {.token = token}).status, 200);
 }
 
+// The worker deletes sessions once they expire (revoked or not) and keeps
+// the live ones, revoked included until their expiry.
+TEST_F(AuthTest, WorkerPurgesExpiredSessions) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("Purge tenant"));
+  TestUser u = add_user(admin, tenant);
+  std::string uid = to_string(u.id);
+  sql("INSERT INTO sessions (id, user_id, expires_at, revoked_at) VALUES "
+      "(gen_random_uuid(), " +
+      uid +
+      ", now() - interval '1 second', NULL), "
+      "(gen_random_uuid(), " +
+      uid +
+      ", now() - interval '2 days', now() - interval '3 days'), "
+      "(gen_random_uuid(), " +
+      uid + ", now() + interval '1 day', now())");
+  const std::string count = "SELECT count(*) FROM sessions WHERE user_id = " + uid;
+  ASSERT_EQ(sql(count), std::vector<std::string>{"4"});  // with the login's own
+  std::vector<std::string> left;
+  for (int i = 0; i < 100; ++i) {  // the stack's worker passes about every second
+    left = sql(count);
+    if (left == std::vector<std::string>{"2"}) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"2"});
+  EXPECT_EQ(sql("SELECT count(*) FROM sessions WHERE expires_at <= now() AND user_id = " + uid),
+            std::vector<std::string>{"0"});
+  EXPECT_EQ(http("GET", kTenants, {.token = u.token}).status, 200);
+}
+
 // A login that read the user as active while a deactivation was still
 // uncommitted waits for it when creating the session, then creates none: a
 // session never outlives its user's deactivation (sql/010).

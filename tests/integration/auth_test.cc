@@ -63,6 +63,11 @@ std::string payload_json(const TokenClaims& c) {
 class AuthTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { crypto_init(); }
+  // A new member of a new tenant named after `tenant_prefix`, logged in.
+  static TestUser new_member(const std::string& tenant_prefix) {
+    std::string admin = admin_token();
+    return add_user(admin, create_tenant(admin, unique(tenant_prefix)));
+  }
 };
 
 // --- login ---------------------------------------------------------------------------
@@ -145,9 +150,7 @@ TEST_F(AuthTest, UnknownEmailIs401WithTheSameBody) {
 }
 
 TEST_F(AuthTest, InactiveUserCannotLogInAndItsTokensStopWorking) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin, unique("Inactive tenant"));
-  TestUser u = add_user(admin, tenant);
+  TestUser u = new_member("Inactive tenant");
   ASSERT_EQ(http("GET", kTenants, {.token = u.token}).status, 200);
   sql("UPDATE users SET is_active = false WHERE id = " + to_string(u.id));
 
@@ -168,9 +171,7 @@ TEST_F(AuthTest, InactiveUserCannotLogInAndItsTokensStopWorking) {
 // The worker deletes sessions once they expire (revoked or not) and keeps
 // the live ones, revoked included until their expiry.
 TEST_F(AuthTest, WorkerPurgesExpiredSessions) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin, unique("Purge tenant"));
-  TestUser u = add_user(admin, tenant);
+  TestUser u = new_member("Purge tenant");
   std::string uid = to_string(u.id);
   sql("INSERT INTO sessions (id, user_id, expires_at, revoked_at) VALUES "
       "(gen_random_uuid(), " +
@@ -199,14 +200,11 @@ TEST_F(AuthTest, WorkerPurgesExpiredSessions) {
 // uncommitted waits for it when creating the session, then creates none: a
 // session never outlives its user's deactivation (sql/010).
 TEST_F(AuthTest, LoginRacingADeactivationGetsNoSession) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin, unique("Racing tenant"));
-  TestUser u = add_user(admin, tenant);
-  std::string conninfo = "host=" + state_dir() + "/run dbname=commerce_admin user=postgres";
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), &PQfinish);
-  ASSERT_EQ(PQstatus(conn.get()), CONNECTION_OK) << PQerrorMessage(conn.get());
+  TestUser u = new_member("Racing tenant");
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
   auto exec = [&](const std::string& query) {
-    std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(conn.get(), query.c_str()), &PQclear);
+    PgResult r(PQexec(conn.get(), query.c_str()));
     return PQresultStatus(r.get()) == PGRES_COMMAND_OK;
   };
   ASSERT_TRUE(exec("BEGIN"));
@@ -238,22 +236,19 @@ TEST_F(AuthTest, LoginRacingADeactivationGetsNoSession) {
 // racing login committed meanwhile (sql/011), so such a deactivation is
 // refused and changes nothing.
 TEST_F(AuthTest, DeactivationOutsideReadCommittedIsRefused) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin, unique("Isolation tenant"));
-  TestUser u = add_user(admin, tenant);
-  std::string conninfo = "host=" + state_dir() + "/run dbname=commerce_admin user=postgres";
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), &PQfinish);
-  ASSERT_EQ(PQstatus(conn.get()), CONNECTION_OK) << PQerrorMessage(conn.get());
+  TestUser u = new_member("Isolation tenant");
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
   for (const char* level : {"REPEATABLE READ", "SERIALIZABLE"}) {
     std::string query = std::string("BEGIN ISOLATION LEVEL ") + level +
                         "; UPDATE users SET is_active = false WHERE id = " + to_string(u.id) +
                         "; COMMIT";
-    std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(conn.get(), query.c_str()), &PQclear);
+    PgResult r(PQexec(conn.get(), query.c_str()));
     EXPECT_EQ(PQresultStatus(r.get()), PGRES_FATAL_ERROR) << level;
     EXPECT_STREQ(PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY),
                  "deactivate users in a READ COMMITTED transaction")
         << level;
-    std::unique_ptr<PGresult, decltype(&PQclear)> end(PQexec(conn.get(), "ROLLBACK"), &PQclear);
+    PgResult end(PQexec(conn.get(), "ROLLBACK"));
   }
   EXPECT_EQ(sql("SELECT is_active FROM users WHERE id = " + to_string(u.id)),
             std::vector<std::string>{"t"});
@@ -399,9 +394,7 @@ TEST_F(AuthTest, ValidSignatureWithoutALiveSessionIs401) {
   not_uuid.jti = "not-a-uuid'; DROP TABLE sessions; --";
   EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = jwt_sign(not_uuid, secret)})));
   // A user's own id with someone else's session id (the session is the admin's).
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin, unique("Session tenant"));
-  TestUser u = add_user(admin, tenant);
+  TestUser u = new_member("Session tenant");
   TokenClaims borrowed = claims_of(u.token);
   borrowed.jti = real.jti;
   EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = jwt_sign(borrowed, secret)})));

@@ -208,26 +208,29 @@ TestUser add_user(const std::string& admin, int64_t tenant_id, const std::string
   return u;
 }
 
+PgConn connect_database() {
+  std::string conninfo = "host=" + state_dir() + "/run dbname=commerce_admin user=postgres";
+  PgConn conn(PQconnectdb(conninfo.c_str()));
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    ADD_FAILURE() << "cannot connect to the test database: " << PQerrorMessage(conn.get());
+    return nullptr;
+  }
+  return conn;
+}
+
 std::vector<std::string> sql(const std::string& query) {
   std::vector<std::string> out;
-  std::string conninfo = "host=" + state_dir() + "/run dbname=commerce_admin user=postgres";
-  PGconn* conn = PQconnectdb(conninfo.c_str());
-  if (PQstatus(conn) != CONNECTION_OK) {
-    ADD_FAILURE() << "cannot connect to the test database: " << PQerrorMessage(conn);
-    PQfinish(conn);
+  PgConn conn = connect_database();
+  if (!conn) return out;
+  PgResult res(PQexec(conn.get(), query.c_str()));
+  ExecStatusType st = PQresultStatus(res.get());
+  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+    ADD_FAILURE() << "SQL failed: " << query << ": " << PQerrorMessage(conn.get());
     return out;
   }
-  PGresult* res = PQexec(conn, query.c_str());
-  ExecStatusType st = PQresultStatus(res);
-  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-    ADD_FAILURE() << "SQL failed: " << query << ": " << PQerrorMessage(conn);
-  } else {
-    for (int i = 0; i < PQntuples(res); ++i) {
-      out.push_back(PQgetisnull(res, i, 0) ? "<null>" : PQgetvalue(res, i, 0));
-    }
+  for (int i = 0; i < PQntuples(res.get()); ++i) {
+    out.push_back(PQgetisnull(res.get(), i, 0) ? "<null>" : PQgetvalue(res.get(), i, 0));
   }
-  PQclear(res);
-  PQfinish(conn);
   return out;
 }
 

@@ -7,11 +7,13 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +71,19 @@ std::string unique(const std::string& prefix);
 // Runs SQL against the stack's database; returns the first column of each row
 // (NULL as "<null>"). Fails the test on SQL errors.
 std::vector<std::string> sql(const std::string& query);
+
+struct PgConnFinish {
+  void operator()(PGconn* c) const { PQfinish(c); }
+};
+struct PgResultClear {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgConn = std::unique_ptr<PGconn, PgConnFinish>;
+using PgResult = std::unique_ptr<PGresult, PgResultClear>;
+// A connection of its own to the stack's database (as postgres), for a test
+// that holds a transaction open; null, with the test failed, when it cannot
+// connect.
+PgConn connect_database();
 
 std::string to_string(int64_t v);
 

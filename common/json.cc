@@ -33,8 +33,13 @@ Json json_array() { return Json(cJSON_CreateArray()); }
 namespace {
 
 // Links `item` under the literal `key` (not copied: cJSON_StringIsConst).
+// When it cannot be linked (no object: its creation failed for lack of
+// memory) the item is deleted, not leaked.
 cJSON* add(cJSON* obj, JsonKey key, cJSON* item) {
-  cJSON_AddItemToObjectCS(obj, key.c_str(), item);
+  if (!cJSON_AddItemToObjectCS(obj, key.c_str(), item)) {
+    cJSON_Delete(item);
+    return nullptr;
+  }
   return item;
 }
 

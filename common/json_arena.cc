@@ -54,6 +54,7 @@ struct Arena {
   }
 
   void* take(size_t size) {
+    if (size > SIZE_MAX / 2) return nullptr;  // as malloc would; keeps `step` from wrapping
     size_t step = (size + kRedzone + kAlign - 1) & ~(kAlign - 1);
     if (blocks.empty() || used + step > blocks.back().size) {
       // Each new block doubles the last, so a large body (up to 1 MiB of
@@ -77,12 +78,14 @@ struct Arena {
   // Keeps one block for the next request. When this request needed more
   // than the kept block, the extra blocks go back, and so does the first
   // one if it is smaller than what the request took: one block that large
-  // (a power of two, at most kKeptMax) takes its place.
+  // (a power of two, at most kKeptMax) takes its place. A first block made
+  // larger than kKeptMax for one huge first allocation is replaced too.
   void reset() {
-    if (blocks.size() > 1) {
+    bool oversized = !blocks.empty() && blocks[0].size > kKeptMax;
+    if (blocks.size() > 1 || oversized) {
       size_t keep = kBlockSize;
       while (keep < taken && keep < kKeptMax) keep *= 2;
-      if (keep <= blocks[0].size) {
+      if (keep <= blocks[0].size && !oversized) {
         for (size_t i = 1; i < blocks.size(); ++i) {
           CA_UNPOISON(blocks[i].data, blocks[i].size);
           std::free(blocks[i].data);

@@ -98,6 +98,22 @@ TEST_F(JsonArena, OneAllocationLargerThanABlockGetsItsOwnBlock) {
   EXPECT_GE(json_arena_reserved(), 64u * 1024 + big.size());
 }
 
+TEST_F(JsonArena, AHugeFirstAllocationIsNotKeptPastTheLimit) {
+  {
+    JsonArenaScope scope;
+    ASSERT_NE(json_arena_alloc(1024 * 1024), nullptr);
+    EXPECT_GE(json_arena_reserved(), 1024u * 1024);
+  }
+  EXPECT_EQ(json_arena_reserved(), 512u * 1024);
+}
+
+TEST_F(JsonArena, ImpossibleSizesFailAsMallocWould) {
+  JsonArenaScope scope;
+  EXPECT_EQ(json_arena_alloc(SIZE_MAX), nullptr);
+  EXPECT_EQ(json_arena_alloc(SIZE_MAX - 8), nullptr);
+  EXPECT_NE(json_arena_alloc(16), nullptr);
+}
+
 TEST_F(JsonArena, AllocationsAreAlignedForAnyType) {
   JsonArenaScope scope;
   for (size_t size : {1u, 3u, 17u, 64u, 100u}) {

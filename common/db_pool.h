@@ -1,8 +1,8 @@
 // A fixed set of database connections shared by a process's serve threads.
 //
-// With FastCGI keep-alive a thread can sit idle on a kept nginx connection,
-// so a process wants more threads than it wants PostgreSQL connections. A
-// thread borrows a Db for exactly one request (acquire() blocks while all are
+// A process may run fewer PostgreSQL connections than serve threads
+// (--db-connections): a thread that is writing a response or waiting for
+// its next request holds none. A thread borrows a Db for exactly one request (acquire() blocks while all are
 // lent) and gives it back before writing the response. Thread-safe.
 //
 // Fair: a returned connection goes straight to the longest waiting thread,

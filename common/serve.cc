@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -79,11 +80,20 @@ const char* param(FCGX_Request& r, const char* name) {
   return v ? v : "";
 }
 
-// Reads up to CONTENT_LENGTH bytes; false when the body is over the cap.
+// Reads up to CONTENT_LENGTH bytes, then the request's input up to its end:
+// nginx closes the body with an empty STDIN record, and when that record
+// came in a later read than the body's last byte it would otherwise stay on
+// a kept connection and be taken for the start of the next request (a
+// protocol error: libfcgi closes the connection, and the request nginx sent
+// on it meanwhile gets a 502). False when the body is over the cap; its
+// connection is then not kept, the body being left unread.
 bool read_body(FCGX_Request& r, std::string* out) {
   const char* length_text = param(r, "CONTENT_LENGTH");
   size_t length = std::strtoull(length_text, nullptr, 10);
-  if (length > kMaxBody) return false;
+  if (length > kMaxBody) {
+    r.keepConnection = 0;
+    return false;
+  }
   out->resize(length);
   size_t got = 0;
   while (got < length) {
@@ -92,6 +102,9 @@ bool read_body(FCGX_Request& r, std::string* out) {
     got += static_cast<size_t>(n);
   }
   out->resize(got);
+  char rest[256];
+  while (FCGX_GetStr(rest, sizeof(rest), r.in) > 0) {
+  }
   return true;
 }
 
@@ -119,11 +132,6 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
 }
 
-// SIGUSR2 only interrupts a worker's epoll_wait() (no SA_RESTART), so the
-// worker sees `stopping` and leaves. shutdown() on the listening socket is
-// not an option: spawn-fcgi and systemd share it across processes.
-void on_wake(int) {}
-
 std::atomic<bool> stopping{false};
 
 // Connections are not tied to threads. One epoll set per process holds the
@@ -136,6 +144,12 @@ std::atomic<bool> stopping{false};
 struct Dispatcher {
   int listen_fd;
   int epoll_fd;
+  // An eventfd in the set, level-triggered: written once at stop, it wakes
+  // every idle worker (and each one after its request), not one. A signal
+  // would also interrupt a worker's read() or write() in the middle of a
+  // request (libfcgi takes EINTR for an error). shutdown() on the listening
+  // socket is not an option: spawn-fcgi and systemd share it across processes.
+  int stop_fd;
   const Router* router;
   const Config* config;
   DbPool* pool;
@@ -229,7 +243,7 @@ void serve_connection(const Dispatcher& d, FCGX_Request& r, int fd, int arm_op) 
   d.arm(fd, arm_op);
 }
 
-void worker_loop(const Dispatcher* d, std::atomic<bool>* done) {
+void worker_loop(const Dispatcher* d) {
   FCGX_Request r;
   FCGX_InitRequest(&r, -1, 0);
   while (!stopping.load()) {
@@ -239,7 +253,7 @@ void worker_loop(const Dispatcher* d, std::atomic<bool>* done) {
       log_error("epoll_wait: %s", std::strerror(errno));
       break;
     }
-    if (n <= 0 || stopping.load()) continue;
+    if (n <= 0 || stopping.load() || ev.data.fd == d->stop_fd) continue;
     if (ev.data.fd == d->listen_fd) {
       int fd = d->accept_waiting();
       if (fd >= 0) serve_connection(*d, r, fd, EPOLL_CTL_ADD);
@@ -248,7 +262,6 @@ void worker_loop(const Dispatcher* d, std::atomic<bool>* done) {
     }
   }
   FCGX_Free(&r, 1);
-  done->store(true);
 }
 
 }  // namespace
@@ -310,44 +323,40 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  struct sigaction wake {};
-  wake.sa_handler = on_wake;
-  sigemptyset(&wake.sa_mask);
-  sigaction(SIGUSR2, &wake, nullptr);
-
   // Workers take connections as epoll reports them; accept() must not block
   // when another process sharing the socket took the connection first.
   int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd < 0 || fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK) != 0) {
+  int stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  epoll_event stop_event{};
+  stop_event.events = EPOLLIN;
+  stop_event.data.fd = stop_fd;
+  if (epoll_fd < 0 || stop_fd < 0 ||
+      epoll_ctl(epoll_fd, EPOLL_CTL_ADD, stop_fd, &stop_event) != 0 ||
+      fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK) != 0) {
     std::fprintf(stderr, "%s: cannot set up the listening socket: %s\n", program,
                  std::strerror(errno));
     return 1;
   }
   Router router(std::move(routes));
   DbPool pool(config.database_url, opt.db_connections > 0 ? opt.db_connections : opt.threads);
-  Dispatcher dispatcher{listen_fd, epoll_fd, &router, &config, &pool};
+  Dispatcher dispatcher{listen_fd, epoll_fd, stop_fd, &router, &config, &pool};
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);
   std::vector<std::thread> workers;
-  std::vector<std::atomic<bool>> done(static_cast<size_t>(opt.threads));
-  for (int i = 0; i < opt.threads; ++i) {
-    workers.emplace_back(worker_loop, &dispatcher, &done[static_cast<size_t>(i)]);
-  }
+  for (int i = 0; i < opt.threads; ++i) workers.emplace_back(worker_loop, &dispatcher);
   log_info("serving with %d threads", opt.threads);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
   log_info("signal %d: stopping", sig);
   stopping.store(true);
-  // In-flight requests finish; idle workers are woken until each has left
-  // (a wake-up can land just before a worker enters epoll_wait, hence the
-  // loop). Kept connections close with the process.
-  for (size_t i = 0; i < workers.size(); ++i) {
-    while (!done[i].load()) {
-      pthread_kill(workers[i].native_handle(), SIGUSR2);
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    workers[i].join();
+  // In-flight requests finish; idle workers wake and leave. Kept
+  // connections close with the process.
+  uint64_t one = 1;
+  if (write(stop_fd, &one, sizeof(one)) != sizeof(one)) {
+    log_error("stopping: eventfd write: %s", std::strerror(errno));
   }
+  for (std::thread& w : workers) w.join();
+  close(stop_fd);
   close(epoll_fd);
   if (opt.socket_path != nullptr) unlink(opt.socket_path);
   return 0;

@@ -3,8 +3,10 @@
 // thread is started on a socket of its own and given two connections; the
 // second is answered while the first stays open, and the first again after.
 // (libfcgi's own loop blocks its thread in read() on the first connection,
-// and the second request then never gets an answer.)
+// and the second request then never gets an answer.) Also: a body's closing
+// record that comes late, and a stop while a request's body is arriving.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -46,13 +48,20 @@ std::string pair(const std::string& name, const std::string& value) {
          std::string(1, static_cast<char>(value.size())) + name + value;
 }
 
-std::string ping_request() {
+// A kept-connection request up to its body: BEGIN_REQUEST and the
+// parameters nginx sends. The body follows as STDIN records, then an empty
+// one.
+std::string request_head(const std::string& method, const std::string& uri, size_t content_length) {
   std::string begin = {0, static_cast<char>(kResponder), static_cast<char>(kKeepConn), 0, 0, 0, 0,
                        0};
-  std::string params = pair("REQUEST_METHOD", "GET") + pair("DOCUMENT_URI", "/api/v2/admin/ping") +
-                       pair("QUERY_STRING", "") + pair("REMOTE_ADDR", "127.0.0.1");
-  return record(kBeginRequest, begin) + record(kParams, params) + record(kParams, "") +
-         record(kStdin, "");
+  std::string params = pair("REQUEST_METHOD", method) + pair("DOCUMENT_URI", uri) +
+                       pair("QUERY_STRING", "") + pair("REMOTE_ADDR", "127.0.0.1") +
+                       pair("CONTENT_LENGTH", std::to_string(content_length));
+  return record(kBeginRequest, begin) + record(kParams, params) + record(kParams, "");
+}
+
+std::string ping_request() {
+  return request_head("GET", "/api/v2/admin/ping", 0) + record(kStdin, "");
 }
 
 // A FastCGI connection with a receive timeout: a request nobody serves ends
@@ -73,15 +82,17 @@ class Connection {
 
   bool connected() const { return connected_; }
 
-  // Sends one request and returns the STDOUT it is answered with ("" when no
+  // Sends a ping and returns the STDOUT it is answered with ("" when no
   // answer came within the timeout or the connection closed first).
-  std::string ping() {
-    std::string request = ping_request();
-    // MSG_NOSIGNAL: a connection the handler closed is a failed ping, not SIGPIPE.
-    if (send(fd_, request.data(), request.size(), MSG_NOSIGNAL) !=
-        static_cast<ssize_t>(request.size())) {
-      return "";
-    }
+  std::string ping() { return send_all(ping_request()) ? answer() : ""; }
+
+  bool send_all(const std::string& data) {
+    // MSG_NOSIGNAL: a connection the handler closed is a failed send, not SIGPIPE.
+    return send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size());
+  }
+
+  // The STDOUT of the answer to the request sent ("" as for ping()).
+  std::string answer() {
     std::string out;
     for (;;) {
       std::string header = read_exactly(8);
@@ -168,6 +179,41 @@ TEST_F(OneThreadHandler, StopsWhileAKeptConnectionIsOpen) {
   EXPECT_TRUE(stop_process(pid_, 20));
   pid_ = 0;
   EXPECT_EQ(kept.ping(), "");  // closed with the process
+}
+
+// nginx ends a body with an empty STDIN record. When that record arrives
+// after the body (in a later read), it is still this request's: left on the
+// kept connection, it was read as the start of the next request, a protocol
+// error, and the connection was closed under the request nginx sent next.
+TEST_F(OneThreadHandler, ABodysLateEndIsNotTakenForTheNextRequest) {
+  Connection kept(socket_);
+  ASSERT_TRUE(kept.connected());
+  ASSERT_TRUE(kept.send_all(request_head("POST", "/api/v2/admin/ping", 2) + record(kStdin, "{}")));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(kept.send_all(record(kStdin, "")));
+  EXPECT_EQ(kept.answer().rfind("Status: 405 ", 0), 0u);
+  EXPECT_EQ(kept.ping(), kPingAnswer);
+}
+
+// A stop lets a request in flight finish, even one whose body is still
+// arriving: the worker reading it is not interrupted (a signal used to wake
+// the workers, and libfcgi took the interrupted read() for the end of the
+// body: the login below was answered 400, its JSON cut short).
+TEST_F(OneThreadHandler, StoppingLetsARequestWhoseBodyIsStillComingFinish) {
+  Connection c(socket_);
+  ASSERT_TRUE(c.connected());
+  const std::string body = R"({"email":"nobody@example.invalid","password":"secret"})";
+  ASSERT_TRUE(c.send_all(request_head("POST", "/api/v2/admin/login", body.size()) +
+                         record(kStdin, body.substr(0, 10))));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the worker waits in read()
+  ASSERT_EQ(kill(pid_, SIGTERM), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the stop is under way
+  ASSERT_TRUE(c.send_all(record(kStdin, body.substr(10)) + record(kStdin, "")));
+  std::string answer = c.answer();
+  EXPECT_EQ(answer.rfind("Status: 401 ", 0), 0u) << answer;
+  EXPECT_NE(answer.find(R"({"error":"Invalid credentials"})"), std::string::npos) << answer;
+  EXPECT_TRUE(stop_process(pid_, 20));
+  pid_ = 0;
 }
 
 }  // namespace

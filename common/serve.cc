@@ -160,7 +160,10 @@ struct Dispatcher {
     ev.data.fd = fd;
     if (epoll_ctl(epoll_fd, op, fd, &ev) != 0) {
       log_error("epoll_ctl(%d): %s", fd, std::strerror(errno));
-      if (fd != listen_fd) close(fd);
+      // Unarmed, the listening socket is never served again: exit rather
+      // than look alive (the unit restarts the process).
+      if (fd == listen_fd) std::_Exit(1);
+      close(fd);
     }
   }
 
@@ -176,7 +179,12 @@ struct Dispatcher {
       int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno != EAGAIN && errno != ECONNABORTED) {
-          log_error("accept: %s", std::strerror(errno));
+          // At most one line a second: out of descriptors, this repeats.
+          static std::atomic<int64_t> last_logged{0};
+          int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+          if (last_logged.exchange(now) != now) log_error("accept: %s", std::strerror(errno));
           // Out of descriptors: let connections close rather than spin.
           std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
@@ -250,8 +258,10 @@ void worker_loop(const Dispatcher* d) {
     epoll_event ev{};
     int n = epoll_wait(d->epoll_fd, &ev, 1, -1);
     if (n < 0 && errno != EINTR) {
+      // Not expected on a valid set; a worker that left quietly would
+      // leave the process looking alive with nobody serving.
       log_error("epoll_wait: %s", std::strerror(errno));
-      break;
+      std::_Exit(1);
     }
     if (n <= 0 || stopping.load() || ev.data.fd == d->stop_fd) continue;
     if (ev.data.fd == d->listen_fd) {

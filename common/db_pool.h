@@ -2,8 +2,9 @@
 //
 // A process may run fewer PostgreSQL connections than serve threads
 // (--db-connections): a thread that is writing a response or waiting for
-// its next request holds none. A thread borrows a Db for exactly one request (acquire() blocks while all are
-// lent) and gives it back before writing the response. Thread-safe.
+// its next request holds none. A thread borrows a Db for exactly one
+// request (acquire() blocks while all are lent) and gives it back before
+// writing the response. Thread-safe.
 //
 // Fair: a returned connection goes straight to the longest waiting thread,
 // never to one that arrives later (a plain mutex + condition variable lets a

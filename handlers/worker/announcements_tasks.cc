@@ -52,7 +52,9 @@ const Statement kPushExpired{
     "  AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < now()))"};
 
 // $1 lease in seconds. Columns: tenant_id, id, claim, title, body, push_data,
-// topic, target_type, target_value.
+// topic, target_type, target_value. A `users` target was checked against
+// the tenant's members when it was written; the push may go out days
+// later, so it is narrowed to those still members now (NULL when none is).
 const Statement kPushClaim{
     "worker_announcements_push_claim",
     "UPDATE announcements x SET push_status = 'sending', push_claim = gen_random_uuid(), "
@@ -68,7 +70,11 @@ const Statement kPushClaim{
     "WHERE x.tenant_id = c.tenant_id AND x.id = c.id "
     "RETURNING x.tenant_id, x.id, x.push_claim::text, COALESCE(x.push_title, x.title), "
     "  COALESCE(x.push_body, x.summary), x.push_data::text, x.topic, x.target_type, "
-    "  x.target_value"};
+    "  CASE WHEN x.target_type = 'users' THEN "
+    "    (SELECT string_agg(t.id::text, ',' ORDER BY t.n) "
+    "     FROM unnest(string_to_array(x.target_value, ',')::bigint[]) WITH ORDINALITY t(id, n) "
+    "     JOIN memberships m ON m.tenant_id = x.tenant_id AND m.user_id = t.id) "
+    "  ELSE x.target_value END"};
 
 // $1 tenant, $2 id, $3 claim, $4 outcome, $5 error or NULL.
 const Statement kPushDone{
@@ -131,7 +137,12 @@ int push_one(Db& db, const Config& config, int lease_seconds) {
   if (claim->empty()) return 0;
   int64_t tenant_id = claim->int64(0, 0);
   int64_t id = claim->int64(0, 1);
-  PushOutcome outcome = push_gateway_send(config, push_body(claim.rows()));
+  PushOutcome outcome;
+  if (claim->str(0, 7) == "users" && claim->is_null(0, 8)) {
+    outcome.error = "no target user is a member of the tenant any more";
+  } else {
+    outcome = push_gateway_send(config, push_body(claim.rows()));
+  }
   if (!outcome.delivered) {
     log_warn("push for announcement %lld (tenant %lld) failed: %s", static_cast<long long>(id),
              static_cast<long long>(tenant_id), outcome.error.c_str());

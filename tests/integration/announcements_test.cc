@@ -1198,6 +1198,42 @@ TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {
   EXPECT_EQ(pushes_for(gateway, second).size(), 1u);
 }
 
+// A `users` target is narrowed, when the push goes out, to those still
+// members of the tenant: a user removed after the announcement was written
+// is not sent it, and with nobody left nothing is sent at all.
+TEST(AnnouncementsPush, UsersWhoLeftTheTenantBeforeThePushAreNotSentIt) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  Receiver gateway(port);
+  Tenant t = new_tenant();
+  std::vector<std::string> m = new_members(t, 3);
+  std::string at = db_time_in(3);
+  auto scheduled = [&](const std::string& targets) {
+    return create(t, R"({"title":"Later","type":"info","status":"scheduled",
+        "is_push_enabled":true,"target_type":"users","target_value":")" +
+                         targets + R"(","scheduled_at":")" + at + "\"}");
+  };
+  int64_t some_left = scheduled(m[0] + "," + m[1] + "," + m[2]);
+  int64_t none_left = scheduled(m[1]);
+  ASSERT_EQ(
+      http("DELETE", "/api/v2/admin/team-members/" + t.header + "/" + m[1], {.token = t.token})
+          .status,
+      200);
+
+  Json rec = poll(t, some_left, [](const cJSON* a) {
+    return field(a, "push_status") != "pending" && field(a, "push_status") != "sending";
+  });
+  ASSERT_EQ(field(rec.get(), "push_status"), "success");
+  std::vector<ReceivedRequest> got = pushes_for(gateway, some_left);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(field(json_parse(got[0].body).get(), "target_value"), m[0] + "," + m[2]);
+
+  rec = poll(t, none_left, [](const cJSON* a) { return field(a, "push_status") == "failed"; });
+  EXPECT_EQ(field(rec.get(), "push_status"), "failed");
+  EXPECT_EQ(field(rec.get(), "push_error"), "no target user is a member of the tenant any more");
+  EXPECT_TRUE(pushes_for(gateway, none_left).empty());
+}
+
 TEST(AnnouncementsPush, GatewayErrorIsRecordedAsFailed) {
   int port = gateway_port();
   ASSERT_NE(port, 0);

@@ -203,26 +203,18 @@ TEST_F(AuthTest, LoginRacingADeactivationGetsNoSession) {
   TestUser u = new_member("Racing tenant");
   PgConn conn = connect_database();
   ASSERT_TRUE(conn);
-  auto exec = [&](const std::string& query) {
-    PgResult r(PQexec(conn.get(), query.c_str()));
-    return PQresultStatus(r.get()) == PGRES_COMMAND_OK;
-  };
-  ASSERT_TRUE(exec("BEGIN"));
-  ASSERT_TRUE(exec("UPDATE users SET is_active = false WHERE id = " + to_string(u.id)));
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(
+      exec_ok(conn.get(), "UPDATE users SET is_active = false WHERE id = " + to_string(u.id)));
 
   std::future<HttpResponse> login =
       std::async(std::launch::async, [&] { return login_response(u.email, u.password); });
   // The login sees the user still active, checks the password, then waits
   // for this transaction's row lock to create the session.
-  bool waiting = false;
-  for (int i = 0; i < 300 && !waiting; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    waiting = sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                  "AND query LIKE 'INSERT INTO sessions%'") == std::vector<std::string>{"1"};
-  }
+  bool waiting = wait_for_lock_wait("INSERT INTO sessions%");
   // EXPECT, not ASSERT: the login must be waited for before `conn` (and
   // its lock, were the COMMIT to fail) goes away.
-  EXPECT_TRUE(exec("COMMIT"));
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the login never waited for the deactivation";
   HttpResponse r = login.get();
   EXPECT_EQ(r.status, 401);

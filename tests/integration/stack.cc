@@ -218,6 +218,24 @@ PgConn connect_database() {
   return conn;
 }
 
+bool exec_ok(PGconn* conn, const std::string& query) {
+  PgResult r(PQexec(conn, query.c_str()));
+  ExecStatusType st = PQresultStatus(r.get());
+  return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+}
+
+bool wait_for_lock_wait(const std::string& pattern) {
+  for (int i = 0; i < 300; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query "
+            "LIKE '" +
+            pattern + "'") == std::vector<std::string>{"1"}) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> sql(const std::string& query) {
   std::vector<std::string> out;
   PgConn conn = connect_database();

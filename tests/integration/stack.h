@@ -84,6 +84,11 @@ using PgResult = std::unique_ptr<PGresult, PgResultClear>;
 // that holds a transaction open; null, with the test failed, when it cannot
 // connect.
 PgConn connect_database();
+// Runs `query` on `conn`; true when it succeeded.
+bool exec_ok(PGconn* conn, const std::string& query);
+// Waits (up to 30 s) until a backend running a statement LIKE `pattern`
+// waits for a lock; false when none did.
+bool wait_for_lock_wait(const std::string& pattern);
 
 std::string to_string(int64_t v);
 

@@ -3,6 +3,7 @@
 // members" and "Errors", DESIGN §4 "Team members", §5).
 #include <gtest/gtest.h>
 
+#include <future>
 #include <string>
 
 #include "stack.h"
@@ -302,6 +303,36 @@ TEST(TeamMembersTest, AddIsAdminOnly) {
   HttpResponse missing = add(admin, 9223372036854775807, R"({"email":"a@b.c","role":"MEMBER"})");
   EXPECT_EQ(missing.status, 404);
   EXPECT_EQ(missing.body, R"({"error":"Tenant not found"})");
+}
+
+// An ADMIN demoted while adding a member: the add waits for the demotion
+// (which holds the tenant row, as role changes do), asks again, and is
+// refused; nothing is written.
+TEST(TeamMembersTest, AnAdminDemotedDuringAnAddIsRefused) {
+  std::string admin = admin_token();
+  int64_t t = create_tenant(admin, unique("Demoted adder"));
+  TestUser adder = add_user(admin, t, "ADMIN");
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(
+      exec_ok(conn.get(), "SELECT 1 FROM tenants WHERE id = " + to_string(t) + " FOR UPDATE"));
+  ASSERT_TRUE(exec_ok(conn.get(), "UPDATE memberships SET role = 'MEMBER' WHERE tenant_id = " +
+                                      to_string(t) + " AND user_id = " + to_string(adder.id)));
+  std::string email = unique("late") + "@test.local";
+  std::future<HttpResponse> added = std::async(std::launch::async, [&] {
+    return add(adder.token, t,
+               R"({"email":")" + email + R"(","role":"ADMIN","name":"N","password":"password1"})");
+  });
+  bool waiting = wait_for_lock_wait("SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE");
+  // EXPECT, not ASSERT: the add must be waited for before `conn` goes away.
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the add never waited for the demotion";
+  HttpResponse r = added.get();
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.body, R"({"error":"This action requires the ADMIN role"})");
+  EXPECT_EQ(sql("SELECT count(*) FROM users WHERE email = '" + email + "'"),
+            (std::vector<std::string>{"0"}));
 }
 
 // --- role update --------------------------------------------------------------------------

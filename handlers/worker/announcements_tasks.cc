@@ -51,6 +51,18 @@ const Statement kPushExpired{
     "WHERE status = 'published' AND is_push_enabled AND expires_at <= now() "
     "  AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < now()))"};
 
+// Pushes whose worker died while sending, after the announcement was
+// archived or its push turned off: kPushClaim no longer takes them over, and
+// whether the gateway got them is unknown. By announcements_sending_idx.
+const Statement kPushAbandoned{
+    "worker_announcements_push_abandoned",
+    "UPDATE announcements SET push_status = 'failed', "
+    "  push_error = 'the worker stopped while sending; not retried: the announcement was "
+    "archived or its push turned off', "
+    "  push_claim = NULL, push_lease_until = NULL, updated_at = now() "
+    "WHERE push_status = 'sending' AND push_lease_until < now() "
+    "  AND NOT (status = 'published' AND is_push_enabled)"};
+
 // $1 lease in seconds. Columns: tenant_id, id, claim, title, body, push_data,
 // topic, target_type, target_value. A `users` target was checked against
 // the tenant's members when it was written; the push may go out days
@@ -182,6 +194,12 @@ int task_send_push(Db& db, const Config& config) {
     return -1;
   }
   int total = static_cast<int>(expired->affected());
+  DbResult abandoned = db.exec(kPushAbandoned);
+  if (!abandoned.ok()) {
+    log_error("failing abandoned pushes: %s", abandoned.error().message.c_str());
+    return -1;
+  }
+  total += static_cast<int>(abandoned->affected());
   // The lease outlives a send (the gateway timeout) with a wide margin.
   int timeout = config.webhook_timeout_seconds > 0 ? config.webhook_timeout_seconds : 10;
   int lease_seconds = std::max(120, 2 * timeout + 30);

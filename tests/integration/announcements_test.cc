@@ -1234,6 +1234,35 @@ TEST(AnnouncementsPush, UsersWhoLeftTheTenantBeforeThePushAreNotSentIt) {
   EXPECT_TRUE(pushes_for(gateway, none_left).empty());
 }
 
+// A worker died while sending a push, and the announcement was archived
+// (or its push turned off) before the lease ran out: nobody takes the push
+// over, so it is failed, not left 'sending' for ever.
+TEST(AnnouncementsPush, AnAbandonedPushOfAnArchivedAnnouncementIsFailed) {
+  Tenant t = new_tenant();
+  int64_t archived = create(t, R"({"title":"A","type":"info","status":"published"})");
+  int64_t push_off = create(t, R"({"title":"B","type":"info","status":"published"})");
+  std::string ids = to_string(archived) + ", " + to_string(push_off);
+  sql("UPDATE announcements SET push_status = 'sending', push_claim = gen_random_uuid(), "
+      "push_lease_until = now() - interval '1 second', "
+      "status = CASE WHEN id = " +
+      to_string(archived) + " THEN 'archived' ELSE status END WHERE tenant_id = " + t.header +
+      " AND id IN (" + ids + ")");
+  const std::string state =
+      "SELECT push_status || ': ' || COALESCE(push_error, '') || ' ' || "
+      "(push_claim IS NULL) FROM announcements WHERE tenant_id = " +
+      t.header + " AND id IN (" + ids + ") ORDER BY id";
+  const std::string failed =
+      "failed: the worker stopped while sending; not retried: the announcement was archived or "
+      "its push turned off true";
+  std::vector<std::string> now;
+  for (int i = 0; i < 200; ++i) {  // the stack's worker passes about every second
+    now = sql(state);
+    if (now == std::vector<std::string>{failed, failed}) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(now, (std::vector<std::string>{failed, failed}));
+}
+
 TEST(AnnouncementsPush, GatewayErrorIsRecordedAsFailed) {
   int port = gateway_port();
   ASSERT_NE(port, 0);

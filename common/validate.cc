@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ca {
 namespace {
@@ -244,6 +245,12 @@ Json paginated(Json data, const PageParams& page, int64_t total) {
   json_add_int(out.get(), "per_page", page.per_page);
   json_add_int(out.get(), "total", total);
   return out;
+}
+
+bool has_at_most_two_decimals(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return std::strtod(buf, nullptr) == v;
 }
 
 }  // namespace ca

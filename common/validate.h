@@ -85,6 +85,11 @@ class BodyReader {
 // Parses the request body as a JSON object: 400 {error} when it is not one.
 Result<Json> parse_json_object(const Request& req);
 
+// True when `v` is the double nearest to a decimal with at most 2 places
+// (money: "4.35" arrives as 4.3499999999999996). A tolerance on v * 100
+// either refuses valid large amounts or lets 4.500000000001 through.
+bool has_at_most_two_decimals(double v);
+
 // `page` (>= 1, default 1) and `per_page` (1.., default given, clamped to 100).
 struct PageParams {
   int64_t page = 1;

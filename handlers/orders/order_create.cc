@@ -4,8 +4,6 @@
 // The order, all of its items (one multi-row insert from arrays) and the
 // `order.created` event are written in one transaction: a failure anywhere
 // leaves nothing behind.
-#include <cfloat>
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -80,22 +78,13 @@ struct OrderInput {
   std::vector<ItemInput> items;
 };
 
-// True when `v` has no more than two decimal places. JSON numbers arrive as
-// doubles, so "4.35" is 434.99999999999994 cents: allow for the rounding of
-// the conversion, never for a real third decimal.
-bool whole_cents(double v) {
-  double cents = v * 100.0;
-  double off = std::fabs(cents - std::round(cents));
-  return off <= std::max(1e-9, std::fabs(cents) * 4 * DBL_EPSILON);
-}
-
 // A money field: a finite number, 0..9999999999.99, at most two decimals.
 // The value is its exact decimal text for a NUMERIC(12,2) parameter.
 Field<std::string> read_money(BodyReader& in, const char* name) {
   Field<std::string> out;
   Field<double> f = in.number(name, {.required = true, .min = 0, .max = kMaxMoney});
   if (!f.has_value()) return out;
-  if (!whole_cents(f.value)) {
+  if (!has_at_most_two_decimals(f.value)) {
     in.fail(name, "The " + in.key(name) + " field must not have more than 2 decimal places.");
     return out;
   }

@@ -1,7 +1,6 @@
 // POST /products, POST /products/{id} (partial update), DELETE /products/{id}.
 // Each write and its outbox event commit together.
 #include <cstdio>
-#include <cstdlib>
 
 #include "auth.h"
 #include "errors.h"
@@ -43,15 +42,6 @@ const Statement kDelete{"products_delete",
                         "UPDATE products p SET deleted_at = now(), updated_at = now() "
                         "WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
                         "RETURNING " CA_PRODUCT_COLUMNS};
-
-// True when `v` is the double nearest to a decimal with at most 2 places. A
-// tolerance test on v * 100 is not enough: at 1e9 the rounding error of the
-// multiplication exceeds any fixed epsilon and valid prices get refused.
-bool has_at_most_two_decimals(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return std::strtod(buf, nullptr) == v;
-}
 
 struct ProductInput {
   Field<std::string> name;

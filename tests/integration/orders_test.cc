@@ -343,6 +343,22 @@ TEST(OrderCreate, ReportsEveryFailingFieldAtOnce) {
   EXPECT_EQ(counts(s.tenant), before);
 }
 
+// A third decimal is refused however small: 4.500000000001 is not rounded to
+// 4.50 (as products refuse it too).
+TEST(OrderCreate, AmountsWithATinyThirdDecimalAreRefused) {
+  Shop s = open_shop();
+  Counts before = counts(s.tenant);
+  HttpResponse r =
+      post_order(s, order_body(s.address, "0.00000000001", {item(s.product, 1, "4.500000000001")}));
+  EXPECT_EQ(r.status, 422);
+  expect_json(
+      r, R"({"success":false,"errors":{)"
+         R"("total_amount":["The total_amount field must not have more than 2 decimal places."],)"
+         R"("order_items.0.amount":["The order_items.0.amount field must not have more than 2 )"
+         R"(decimal places."]}})");
+  EXPECT_EQ(counts(s.tenant), before);
+}
+
 TEST(OrderCreate, NeedsBetweenOneAndFiveHundredItems) {
   Shop s = open_shop();
   HttpResponse none = post_order(s, order_body(s.address, "0", {}));

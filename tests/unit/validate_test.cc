@@ -567,5 +567,13 @@ TEST(PaginatedTest, ShapeAndLastPage) {
             R"({"data":[{}],"current_page":4,"last_page":7,"per_page":1,"total":7})");
 }
 
+TEST(MoneyTest, AtMostTwoDecimalsHoweverTheDoubleRounds) {
+  for (double v : {0.0, 0.01, 4.35, 4.5, 19.99, 1005.0, 9999999999.99, 1e9 + 0.01}) {
+    EXPECT_TRUE(has_at_most_two_decimals(v)) << v;
+  }
+  for (double v : {1.005, 0.001, 4.500000000001, 0.00000000001, 9999999999.991}) {
+    EXPECT_FALSE(has_at_most_two_decimals(v)) << v;
+  }
+}
 }  // namespace
 }  // namespace ca

@@ -197,12 +197,16 @@ Result<Json> parse_json_object(const Request& req) {
   return body;
 }
 
+// Digits only, at least 1. A value of any length is read, saturating at
+// 10^18: a huge page or per_page is clamped like any other value above its
+// limit (decisions.md), not refused.
 static bool parse_positive(const std::string& text, int64_t* out) {
-  if (text.empty() || text.size() > 18) return false;
+  if (text.empty()) return false;
+  constexpr int64_t kSaturated = 1'000'000'000'000'000'000;
   int64_t v = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
+    v = v >= kSaturated / 10 ? kSaturated : v * 10 + (c - '0');
   }
   if (v < 1) return false;
   *out = v;

@@ -496,6 +496,14 @@ TEST(Products, ListIsPaginatedNewestFirst) {
   EXPECT_EQ(int_of(clamped["data"], "per_page"), 100);
   EXPECT_EQ(int_of(clamped["data"], "last_page"), 1);
   EXPECT_EQ(ids_of(clamped), newest_first);
+  // Past int64 as well: the largest page, past the end, not a 422.
+  expect_body(
+      http("GET",
+           std::string(kBase) + "?per_page=1000000000000000000000&page=" + std::string(30, '9'),
+           s.call()),
+      200,
+      R"({"success":true,"data":{"data":[],"current_page":1000000000,"last_page":1,)"
+      R"("per_page":100,"total":23}})");
   HttpResponse defaults = http("GET", kBase, s.call());
   EXPECT_EQ(int_of(defaults["data"], "per_page"), 15);
   EXPECT_EQ(int_of(defaults["data"], "last_page"), 2);

@@ -535,6 +535,23 @@ TEST(PageParamsTest, HugePageIsAnEmptyPageNotAnOverflow) {
   EXPECT_GT(p->offset(), 0);
 }
 
+// Past int64 too: read as the largest page and per_page, not refused.
+TEST(PageParamsTest, ValuesOfAnyLengthAreClampedNotRefused) {
+  auto p = read_page_params(with_query("page=99999999999999999999999999999&per_page="
+                                       "1000000000000000000000"),
+                            15, ErrorStyle::kPlain);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->page, 1'000'000'000);
+  EXPECT_EQ(p->per_page, 100);
+  auto zeros =
+      read_page_params(with_query("page=0000000000000000000000000"), 15, ErrorStyle::kPlain);
+  EXPECT_FALSE(zeros.ok());
+  auto padded =
+      read_page_params(with_query("page=0000000000000000000000007"), 15, ErrorStyle::kPlain);
+  ASSERT_TRUE(padded.ok());
+  EXPECT_EQ(padded->page, 7);
+}
+
 TEST(PageParamsTest, InvalidValuesAre422PlainShape) {
   for (const char* v : {"0", "-1", "abc", "", "1.5", "+1", " 1", "1e2", "0x10"}) {
     auto p = read_page_params(with_query(std::string("page=") + v), 15, ErrorStyle::kPlain);

@@ -164,11 +164,14 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
     log_warn("webhook %s: attempt %d failed (%s); the lease had passed to another worker",
              msg_id.c_str(), c.attempt, r.error.c_str());
   } else if (done->text(0, 0) == "failed") {
-    log_warn("webhook %s to %s: failed for good after attempt %d: %s", msg_id.c_str(),
-             c.url.c_str(), c.attempt, r.error.c_str());
+    // The delivery, not its URL: receivers often put a credential in it.
+    log_warn("webhook %s (tenant %lld, delivery %lld): failed for good after attempt %d: %s",
+             msg_id.c_str(), static_cast<long long>(c.tenant_id), static_cast<long long>(c.id),
+             c.attempt, r.error.c_str());
   } else {
-    log_info("webhook %s to %s: attempt %d failed (%s); next in %.1f s", msg_id.c_str(),
-             c.url.c_str(), c.attempt, r.error.c_str(), static_cast<double>(delay_ms) / 1000.0);
+    log_info("webhook %s (tenant %lld, delivery %lld): attempt %d failed (%s); next in %.1f s",
+             msg_id.c_str(), static_cast<long long>(c.tenant_id), static_cast<long long>(c.id),
+             c.attempt, r.error.c_str(), static_cast<double>(delay_ms) / 1000.0);
   }
 }
 

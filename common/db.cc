@@ -284,6 +284,7 @@ DbResult Db::exec_sql(const char* sql) {
 Transaction::Transaction(Db& db) : db_(db) {
   DbResult r = db_.exec_sql("BEGIN");
   began_ = r.ok();
+  if (!began_) begin_error_ = r.error();
   db_.tx_open_ = began_;
 }
 

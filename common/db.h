@@ -173,14 +173,17 @@ class Transaction {
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
 
-  // False when BEGIN failed; the caller then answers 500.
+  // False when BEGIN failed; begin_error() then says why (answer it with
+  // errors::database: a database that cannot be reached is a 503).
   bool began() const { return began_; }
+  const DbError& begin_error() const { return begin_error_; }
   DbResult commit();
 
  private:
   Db& db_;
   bool began_ = false;
   bool done_ = false;
+  DbError begin_error_;
 };
 
 }  // namespace ca

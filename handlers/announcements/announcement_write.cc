@@ -95,7 +95,7 @@ Response announcements_create(Ctx& ctx) {
   announcement_params(fields, &params);
   params.emplace_back(who.user_id);
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed");
+  if (!tx.began()) return errors::database(tx.begin_error());
   DbResult r = ctx.db.exec(kCreate, params);
   if (!r.ok()) return errors::database(r.error());
   Json record = announcement_json(r.rows(), 0);
@@ -114,7 +114,7 @@ Response announcements_update(Ctx& ctx) {
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed");
+  if (!tx.began()) return errors::database(tx.begin_error());
   DbResult current = ctx.db.exec(kLoadForUpdate, {who.tenant_id, id});
   if (!current.ok()) return errors::database(current.error());
   if (current->empty()) {

@@ -94,7 +94,7 @@ Response categories_create(Ctx& ctx) {
   if (!errs.empty()) return errors::validation(errs, kStyle);
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed");
+  if (!tx.began()) return errors::database(tx.begin_error());
   DbResult r = ctx.db.exec(kCreate, {who.tenant_id, name.value,
                                      description.has_value() ? Param(description.value) : Param()});
   if (!r.ok()) {

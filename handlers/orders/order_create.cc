@@ -220,7 +220,7 @@ Response orders_create(Ctx& ctx) {
   // The checks run inside the transaction so the products they saw stay live
   // until the order is committed.
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed", kOrderStyle);
+  if (!tx.began()) return errors::database(tx.begin_error(), kOrderStyle);
   CA_TRY(address, check_address(ctx, who.user_id, in, errs));
   CA_TRY(products_checked, check_products(ctx, who.tenant_id, in, errs));
   (void)products_checked;

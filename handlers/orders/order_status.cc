@@ -48,7 +48,7 @@ Response orders_update_status(Ctx& ctx) {
   if (!errs.empty()) return errors::validation(errs, kOrderStyle);
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed", kOrderStyle);
+  if (!tx.began()) return errors::database(tx.begin_error(), kOrderStyle);
   DbResult locked = ctx.db.exec(kLock, {who.tenant_id, id});
   if (!locked.ok()) return errors::database(locked.error(), kOrderStyle);
   if (locked->empty()) return errors::not_found("Order not found", kOrderStyle);

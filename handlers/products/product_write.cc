@@ -93,7 +93,7 @@ Response invalid_category() {
 Result<Json> write_with_event(Ctx& ctx, int64_t tenant_id, const Statement& stmt,
                               const std::vector<Param>& params, const char* event) {
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed");
+  if (!tx.began()) return errors::database(tx.begin_error());
   DbResult r = ctx.db.exec(stmt, params);
   if (!r.ok()) {
     // The category was deleted between the check and the write.

@@ -74,7 +74,7 @@ Response members_update_role(Ctx& ctx) {
   if (!errs.empty()) return errors::validation(errs);
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed");
+  if (!tx.began()) return errors::database(tx.begin_error());
   CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
   if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
   DbResult set = ctx.db.exec(kSetRole, {tenant_id, user_id, role.value});
@@ -95,7 +95,7 @@ Response members_remove(Ctx& ctx) {
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed");
+  if (!tx.began()) return errors::database(tx.begin_error());
   CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
   DbResult removed = ctx.db.exec(kRemove, {tenant_id, user_id});

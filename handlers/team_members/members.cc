@@ -110,7 +110,7 @@ Response members_add(Ctx& ctx) {
   }
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::internal("BEGIN failed");
+  if (!tx.began()) return errors::database(tx.begin_error());
   DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
   if (!lock.ok()) return errors::database(lock.error());
   DbResult admin = ctx.db.exec(kCallerIsAdmin, {tenant_id, who.user_id});

@@ -8,6 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include "db.h"
+#include "errors.h"
+
 namespace ca {
 namespace {
 
@@ -72,5 +75,19 @@ TEST(DbPoolTest, MovedLeaseReturnsItsConnectionOnce) {
   SUCCEED();
 }
 
+// A transaction that cannot begin because the server is out of reach says
+// so, and handlers answer that 503 (Retry-After), not 500.
+TEST(TransactionTest, ABeginThatCannotReachTheServerIsA503) {
+  Db db(kNoServer);
+  Transaction tx(db);
+  EXPECT_FALSE(tx.began());
+  EXPECT_EQ(tx.begin_error().kind, DbErrorKind::kConnection);
+  Response plain = errors::database(tx.begin_error());
+  EXPECT_EQ(plain.status, 503);
+  EXPECT_EQ(plain.body, R"({"error":"Service temporarily unavailable"})");
+  Response orders = errors::database(tx.begin_error(), ErrorStyle::kSuccess);
+  EXPECT_EQ(orders.status, 503);
+  EXPECT_EQ(orders.body, R"({"success":false,"message":"Service temporarily unavailable"})");
+}
 }  // namespace
 }  // namespace ca

@@ -15,6 +15,10 @@ namespace {
 const Statement kLockTenant{"members_lock_tenant",
                             "SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE"};
 
+const Statement kCallerIsAdmin{
+    "members_caller_is_admin",
+    "SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 AND role = 'ADMIN'"};
+
 // Columns: name, email, current role (NULL when not a member), ADMIN count,
 // and whether the caller ($3) is still an ADMIN now that the tenant is locked.
 const Statement kTarget{
@@ -45,6 +49,19 @@ struct Target {
   std::string role;
   int64_t admins = 0;
 };
+
+}  // namespace
+
+Result<bool> lock_tenant_as_admin(Ctx& ctx, int64_t tenant_id, int64_t caller_id) {
+  DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
+  if (!lock.ok()) return errors::database(lock.error());
+  DbResult admin = ctx.db.exec(kCallerIsAdmin, {tenant_id, caller_id});
+  if (!admin.ok()) return errors::database(admin.error());
+  if (admin->empty()) return errors::forbidden("This action requires the ADMIN role");
+  return true;
+}
+
+namespace {
 
 // Locks the tenant and loads the target: 403 when the caller stopped being an
 // ADMIN before the lock (a concurrent demotion), 404 no such user, 400 not a member.

@@ -38,15 +38,6 @@ const Statement kAddMember{
     "UPDATE users SET tenant_id = $1, updated_at = now() WHERE id IN (SELECT user_id FROM m) "
     "RETURNING id"};
 
-// Role changes and removals lock the tenant row first (member_write.cc);
-// an add does too, then asks again whether the caller is an ADMIN: one
-// being demoted at the same moment must not add an ADMIN afterwards.
-const Statement kLockTenant{"members_add_lock_tenant",
-                            "SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE"};
-const Statement kCallerIsAdmin{
-    "members_add_caller_is_admin",
-    "SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 AND role = 'ADMIN'"};
-
 }  // namespace
 
 Response members_list(Ctx& ctx) {
@@ -111,11 +102,9 @@ Response members_add(Ctx& ctx) {
 
   Transaction tx(ctx.db);
   if (!tx.began()) return errors::database(tx.begin_error());
-  DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
-  if (!lock.ok()) return errors::database(lock.error());
-  DbResult admin = ctx.db.exec(kCallerIsAdmin, {tenant_id, who.user_id});
-  if (!admin.ok()) return errors::database(admin.error());
-  if (admin->empty()) return errors::forbidden("This action requires the ADMIN role");
+  // One being demoted at this moment must not add an ADMIN afterwards.
+  CA_TRY(still_admin, lock_tenant_as_admin(ctx, tenant_id, who.user_id));
+  (void)still_admin;
   if (hash) {
     DbResult created = ctx.db.exec(kCreateUser, {user_name, user_email, *hash});
     if (!created.ok()) {

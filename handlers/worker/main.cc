@@ -10,7 +10,6 @@
 // loses nothing.
 #include <signal.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -24,8 +23,7 @@
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-void on_stop(int) { g_stop.store(true); }
+void on_stop(int) { ca::request_stop(); }
 
 struct Task {
   const char* name;
@@ -42,6 +40,7 @@ const Task kTasks[] = {
 
 void run_pass(ca::Db& db, const ca::Config& config) {
   for (const Task& t : kTasks) {
+    if (ca::stop_requested()) return;
     int done = t.run(db, config);
     if (done < 0) {
       ca::log_error("%s: pass failed", t.name);
@@ -79,9 +78,9 @@ int main(int argc, char** argv) {
     run_pass(db, config);
     return 0;
   }
-  while (!g_stop.load()) {
+  while (!ca::stop_requested()) {
     run_pass(db, config);
-    for (int i = 0; i < 10 && !g_stop.load(); ++i) {
+    for (int i = 0; i < 10 && !ca::stop_requested(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }

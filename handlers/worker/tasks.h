@@ -11,6 +11,11 @@ namespace ca {
 // Process-wide set-up the tasks need (libcurl's global init).
 void tasks_init();
 
+// SIGTERM or SIGINT arrived: a task takes no new work and finishes what it
+// has started. request_stop() is safe in a signal handler.
+void request_stop();
+bool stop_requested();
+
 // Publishes `scheduled` announcements whose scheduled_at has passed.
 int task_publish_scheduled(Db& db, const Config& config);
 // Sends push for published announcements with push pending.

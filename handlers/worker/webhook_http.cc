@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <memory>
+#include <unordered_map>
+#include <utility>
 
 #include "net_guard.h"
 
@@ -23,8 +25,11 @@ struct SlistDeleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
 
-// One request in flight. Heap-allocated so curl's callback pointers stay valid.
+// One request in flight. Heap-allocated so curl's callback pointers stay
+// valid; owns the request, whose body curl reads without copying.
 struct Transfer {
+  uint64_t tag = 0;
+  WebhookRequest req;
   std::unique_ptr<CURL, EasyDeleter> easy;
   std::unique_ptr<curl_slist, SlistDeleter> headers;
   bool allow_private = false;
@@ -33,6 +38,9 @@ struct Transfer {
   char errbuf[CURL_ERROR_SIZE] = "";
   bool done = false;
   CURLcode result = CURLE_OK;
+  // curl enforces the timeout; this only guards against a transfer curl
+  // never reports.
+  std::chrono::steady_clock::time_point deadline;
 };
 
 // Opens the connection's socket only when the address curl is about to
@@ -73,22 +81,25 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
-std::unique_ptr<Transfer> make_transfer(const WebhookRequest& req, int timeout_seconds,
+std::unique_ptr<Transfer> make_transfer(uint64_t tag, WebhookRequest req, int timeout_seconds,
                                         bool allow_private) {
   auto t = std::make_unique<Transfer>();
+  t->tag = tag;
+  t->req = std::move(req);
   t->allow_private = allow_private;
+  t->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds + 5);
   t->easy.reset(curl_easy_init());
   if (!t->easy) return nullptr;
   curl_slist* list = nullptr;
-  for (const std::string& h : req.headers) list = curl_slist_append(list, h.c_str());
+  for (const std::string& h : t->req.headers) list = curl_slist_append(list, h.c_str());
   // No "Expect: 100-continue" round trip for larger bodies.
   list = curl_slist_append(list, "Expect:");
   t->headers.reset(list);
   CURL* e = t->easy.get();
-  curl_easy_setopt(e, CURLOPT_URL, req.url.c_str());
+  curl_easy_setopt(e, CURLOPT_URL, t->req.url.c_str());
   curl_easy_setopt(e, CURLOPT_POST, 1L);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, req.body.data());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+  curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->req.body.data());
+  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->req.body.size()));
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers.get());
   curl_easy_setopt(e, CURLOPT_USERAGENT, kUserAgent);
   curl_easy_setopt(e, CURLOPT_TIMEOUT, static_cast<long>(timeout_seconds));
@@ -133,45 +144,70 @@ WebhookResponse outcome(Transfer& t) {
 
 }  // namespace
 
-std::vector<WebhookResponse> send_webhook_batch(const std::vector<WebhookRequest>& batch,
-                                                int timeout_seconds, bool allow_private_targets) {
-  std::vector<WebhookResponse> out(batch.size());
-  std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());
-  std::vector<std::unique_ptr<Transfer>> transfers(batch.size());
-  for (size_t i = 0; i < batch.size(); ++i) {
-    transfers[i] = make_transfer(batch[i], timeout_seconds, allow_private_targets);
-    if (!multi || !transfers[i] || curl_multi_add_handle(multi.get(), transfers[i]->easy.get())) {
-      transfers[i].reset();
-      out[i].error = "could not start the request (out of memory)";
-    }
+struct WebhookSender::State {
+  int timeout_seconds = 0;
+  bool allow_private = false;
+  std::unique_ptr<CURLM, MultiDeleter> multi;
+  std::unordered_map<CURL*, std::unique_ptr<Transfer>> transfers;
+};
+
+WebhookSender::WebhookSender(int timeout_seconds, bool allow_private_targets)
+    : state_(std::make_unique<State>()) {
+  state_->timeout_seconds = timeout_seconds;
+  state_->allow_private = allow_private_targets;
+  state_->multi.reset(curl_multi_init());
+}
+
+WebhookSender::~WebhookSender() {
+  for (auto& [easy, t] : state_->transfers) curl_multi_remove_handle(state_->multi.get(), easy);
+}
+
+std::optional<WebhookOutcome> WebhookSender::start(uint64_t tag, WebhookRequest req) {
+  std::unique_ptr<Transfer> t =
+      make_transfer(tag, std::move(req), state_->timeout_seconds, state_->allow_private);
+  if (!state_->multi || !t ||
+      curl_multi_add_handle(state_->multi.get(), t->easy.get()) != CURLM_OK) {
+    WebhookOutcome failed{tag, {}};
+    failed.response.error = "could not start the request (out of memory)";
+    return failed;
   }
-  if (multi) {
-    // curl enforces each transfer's timeout; the deadline only guards
-    // against a stuck loop.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds + 5);
-    int running = 0;
-    curl_multi_perform(multi.get(), &running);
-    while (running > 0 && std::chrono::steady_clock::now() < deadline) {
-      curl_multi_poll(multi.get(), nullptr, 0, 200, nullptr);
-      curl_multi_perform(multi.get(), &running);
-    }
-    int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &left)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      char* priv = nullptr;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
-      auto* t = reinterpret_cast<Transfer*>(priv);
-      if (t == nullptr) continue;
-      t->done = true;
-      t->result = msg->data.result;
-    }
+  CURL* easy = t->easy.get();
+  state_->transfers.emplace(easy, std::move(t));
+  return std::nullopt;
+}
+
+size_t WebhookSender::in_flight() const { return state_->transfers.size(); }
+
+std::vector<WebhookOutcome> WebhookSender::wait(int wait_ms) {
+  std::vector<WebhookOutcome> finished;
+  if (state_->transfers.empty()) return finished;
+  CURLM* multi = state_->multi.get();
+  int running = 0;
+  curl_multi_perform(multi, &running);
+  if (running == static_cast<int>(state_->transfers.size())) {
+    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
+    curl_multi_perform(multi, &running);
   }
-  for (size_t i = 0; i < batch.size(); ++i) {
-    if (!transfers[i]) continue;
-    out[i] = outcome(*transfers[i]);
-    curl_multi_remove_handle(multi.get(), transfers[i]->easy.get());
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    auto it = state_->transfers.find(msg->easy_handle);
+    if (it == state_->transfers.end()) continue;
+    it->second->done = true;
+    it->second->result = msg->data.result;
   }
-  return out;
+  auto now = std::chrono::steady_clock::now();
+  for (auto it = state_->transfers.begin(); it != state_->transfers.end();) {
+    Transfer& t = *it->second;
+    if (!t.done && now < t.deadline) {
+      ++it;
+      continue;
+    }
+    finished.push_back(WebhookOutcome{t.tag, outcome(t)});
+    curl_multi_remove_handle(multi, it->first);
+    it = state_->transfers.erase(it);
+  }
+  return finished;
 }
 
 }  // namespace ca

@@ -1,5 +1,7 @@
-// Sending one batch of webhook requests: concurrent signed POSTs with
-// libcurl's multi interface, each bounded by the configured timeout.
+// Sending webhook requests: concurrent signed POSTs with libcurl's multi
+// interface, each bounded by the configured timeout. Requests are started
+// one at a time and come back as they finish, so a slow receiver holds one
+// slot, not a whole batch.
 //
 // The SSRF guard is applied to the address each connection is actually
 // opened to (CURLOPT_OPENSOCKETFUNCTION), after curl's own DNS resolution,
@@ -8,9 +10,11 @@
 // can differ from the checked one. Redirects are never followed and
 // environment proxies are ignored (the guard must see the real target).
 //
-// Not thread-safe per call; call from one thread (curl_global_init first).
+// Not thread-safe; use a sender from one thread (curl_global_init first).
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,9 +34,32 @@ struct WebhookResponse {
   bool delivered() const { return error.empty(); }
 };
 
-// Sends every request at once and waits for all of them; results are in
-// request order. A 2xx status is a delivery; anything else is an error text.
-std::vector<WebhookResponse> send_webhook_batch(const std::vector<WebhookRequest>& batch,
-                                                int timeout_seconds, bool allow_private_targets);
+// A finished request: the tag it was started with, and its outcome.
+struct WebhookOutcome {
+  uint64_t tag = 0;
+  WebhookResponse response;
+};
+
+class WebhookSender {
+ public:
+  WebhookSender(int timeout_seconds, bool allow_private_targets);
+  ~WebhookSender();
+  WebhookSender(const WebhookSender&) = delete;
+  WebhookSender& operator=(const WebhookSender&) = delete;
+
+  // Starts sending `req`. Its outcome comes back from wait() with `tag`, or
+  // at once, with an error, when the transfer cannot be started.
+  std::optional<WebhookOutcome> start(uint64_t tag, WebhookRequest req);
+  // Requests started whose outcome wait() has not returned yet.
+  size_t in_flight() const;
+  // Lets the transfers run for up to `wait_ms` (less when one finishes) and
+  // returns those that finished: a 2xx status is a delivery, anything else an
+  // error text.
+  std::vector<WebhookOutcome> wait(int wait_ms);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace ca

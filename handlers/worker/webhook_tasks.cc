@@ -14,7 +14,10 @@
 
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "backoff.h"
@@ -27,13 +30,21 @@
 namespace ca {
 namespace {
 
-// Rows per claim; the batch is sent concurrently.
-constexpr int kBatchSize = 16;
+// Requests in flight at once, per worker.
+constexpr int kMaxInFlight = 16;
+// Rows in flight at once (leased by any worker) per subscription and per
+// tenant: a receiver that hangs, or a tenant with many of them, holds at most
+// these slots, and the others keep serving every other subscription.
+constexpr int kPerWebhookInFlight = 4;
+constexpr int kPerTenantInFlight = 8;
 // Lease beyond the attempt's own timeout: claiming, signing and recording.
 constexpr int kLeaseMarginSeconds = 10;
-// A pass stops claiming new batches after this long, so other tasks and the
-// timer's next run are not starved by a large backlog.
+// A pass stops claiming after this long, so other tasks and the timer's next
+// run are not starved by a large backlog; what is in flight then finishes.
 constexpr auto kPassBudget = std::chrono::seconds(30);
+// While requests are in flight and nothing finishes, how often to look for
+// rows that became due meanwhile.
+constexpr auto kReclaimInterval = std::chrono::seconds(1);
 
 // Pending rows of deleted subscriptions that became due (a fan-out that raced
 // the deletion): never attempted.
@@ -44,20 +55,53 @@ const Statement kCancelDeleted{
     " AND d.status = 'pending' AND d.next_attempt_at <= now() "
     " AND (d.lease_until IS NULL OR d.lease_until < now())"};
 
-// $1 batch size, $2 lease seconds. Returns what an attempt needs; the lease
-// value comes back as text and is handed back unchanged as the fence.
+// $1 rows wanted, $2 lease seconds, $3 rows in flight per subscription, $4
+// per tenant. Returns what an attempt needs; the lease value comes back as
+// text and is handed back unchanged as the fence.
+//
+// Fair, not oldest-first across the installation: each active subscription
+// offers its oldest due rows (an index probe per subscription, so a backlog
+// of one costs the others nothing), minus the rows it already has in flight;
+// each tenant is held to its share the same way; and the claim takes every
+// tenant's first row before any tenant's second. The in-flight counts come
+// from the leases, so they cover every worker (two workers claiming at the
+// same instant may each fill the same free slots).
 const Statement kClaim{
     "webhook_deliveries_claim",
+    "WITH in_flight AS MATERIALIZED ("
+    "  SELECT tenant_id, webhook_id, count(*) AS n FROM webhook_deliveries "
+    "  WHERE status = 'pending' AND lease_until >= now() GROUP BY tenant_id, webhook_id), "
+    "offered AS MATERIALIZED ("
+    "  SELECT c.tenant_id, c.id, c.webhook_id, c.next_attempt_at, COALESCE(f.n, 0) AS busy "
+    "  FROM webhooks w "
+    "  LEFT JOIN in_flight f ON f.tenant_id = w.tenant_id AND f.webhook_id = w.id "
+    "  CROSS JOIN LATERAL ("
+    "    SELECT c.tenant_id, c.id, c.webhook_id, c.next_attempt_at FROM webhook_deliveries c "
+    "    WHERE c.tenant_id = w.tenant_id AND c.webhook_id = w.id AND c.status = 'pending' "
+    "      AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now()) "
+    "    ORDER BY c.next_attempt_at, c.id LIMIT $3 "
+    "    FOR UPDATE SKIP LOCKED) c "
+    "  WHERE w.is_active AND COALESCE(f.n, 0) < $3), "
+    "per_webhook AS ("
+    "  SELECT o.tenant_id, o.id, o.next_attempt_at FROM ("
+    "    SELECT *, busy + row_number() OVER ("
+    "      PARTITION BY tenant_id, webhook_id ORDER BY next_attempt_at, id) AS slot "
+    "    FROM offered) o "
+    "  WHERE o.slot <= $3), "
+    "per_tenant AS ("
+    "  SELECT p.tenant_id, p.id, p.next_attempt_at, p.rank FROM ("
+    "    SELECT *, row_number() OVER ("
+    "      PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS rank "
+    "    FROM per_webhook) p "
+    "  LEFT JOIN (SELECT tenant_id, sum(n) AS n FROM in_flight GROUP BY tenant_id) t "
+    "    ON t.tenant_id = p.tenant_id "
+    "  WHERE COALESCE(t.n, 0) + p.rank <= $4 "
+    "  ORDER BY p.rank, p.next_attempt_at LIMIT $1) "
     "UPDATE webhook_deliveries d "
     "SET lease_until = now() + make_interval(secs => $2), attempts = d.attempts + 1, "
     "    last_attempt_at = now() "
-    "FROM webhooks w, events e "
-    "WHERE (d.tenant_id, d.id) IN ("
-    "    SELECT c.tenant_id, c.id FROM webhook_deliveries c "
-    "    JOIN webhooks cw ON cw.tenant_id = c.tenant_id AND cw.id = c.webhook_id AND cw.is_active "
-    "    WHERE c.status = 'pending' AND c.next_attempt_at <= now() "
-    "      AND (c.lease_until IS NULL OR c.lease_until < now()) "
-    "    ORDER BY c.next_attempt_at LIMIT $1 FOR UPDATE OF c SKIP LOCKED) "
+    "FROM per_tenant pt, webhooks w, events e "
+    "WHERE d.tenant_id = pt.tenant_id AND d.id = pt.id "
     "  AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
     "  AND e.tenant_id = d.tenant_id AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until::text, w.secret, "
@@ -175,49 +219,110 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
   }
 }
 
-// One claim, send and record cycle. Returns the rows claimed, or -1.
-int deliver_batch(Db& db, const Config& config) {
-  DbResult r = db.exec(kClaim, {kBatchSize, config.webhook_timeout_seconds + kLeaseMarginSeconds});
-  if (!r.ok()) {
-    log_error("claiming webhook deliveries failed: %s", r.error().message.c_str());
-    return -1;
-  }
-  std::vector<Claimed> claimed;
-  for (int i = 0; i < r->size(); ++i) {
-    claimed.push_back(Claimed{r->int64(i, 0), r->int64(i, 1), r->str(i, 2), r->str(i, 3),
-                              static_cast<int>(r->int64(i, 4)), r->str(i, 5), r->str(i, 6),
-                              r->str(i, 7), r->str(i, 8)});
+// One pass: claims due rows while there are free slots, sends them, and
+// records each attempt as it finishes.
+class Delivery {
+ public:
+  Delivery(Db& db, const Config& config)
+      : db_(db),
+        config_(config),
+        sender_(config.webhook_timeout_seconds, config.webhook_allow_private_targets) {}
+
+  // Returns the rows claimed, or -1 when the pass failed before claiming any.
+  int run() {
+    auto started = std::chrono::steady_clock::now();
+    int claimed_total = 0;
+    bool claiming = true;   // false once the budget is spent or the database failed
+    bool claim_now = true;  // slots were freed, or the last claim took rows
+    for (;;) {
+      auto now = std::chrono::steady_clock::now();
+      if (now - started >= kPassBudget || stop_requested()) claiming = false;
+      int free = kMaxInFlight - static_cast<int>(sender_.in_flight());
+      int claimed = 0;
+      if (claiming && free > 0 && (claim_now || now - last_claim_ >= kReclaimInterval)) {
+        claimed = claim(free);
+        last_claim_ = now;
+        if (claimed < 0) {
+          if (claimed_total == 0 && sender_.in_flight() == 0) return -1;
+          claiming = false;  // finish what is in flight
+          claimed = 0;
+        }
+        claimed_total += claimed;
+      }
+      if (sender_.in_flight() == 0) {
+        // Done, unless the last claim settled rows without sending them
+        // (more may be due).
+        if (!claiming || claimed == 0) break;
+        claim_now = true;
+        continue;
+      }
+      std::vector<WebhookOutcome> finished = sender_.wait(200);
+      for (WebhookOutcome& f : finished) {
+        auto it = sending_.find(f.tag);
+        if (it == sending_.end()) continue;
+        record(db_, config_, it->second, f.response);
+        sending_.erase(it);
+      }
+      // A finished row frees a slot of its subscription and its tenant too.
+      claim_now = !finished.empty();
+    }
+    return claimed_total;
   }
 
-  // Rows that must not be sent are settled first; the rest go out together.
-  std::vector<const Claimed*> sending;
-  std::vector<WebhookRequest> requests;
-  int64_t now_unix = std::time(nullptr);
-  for (const Claimed& c : claimed) {
-    if (c.attempt > config.webhook_max_attempts) {
-      DbResult gave_up =
-          db.exec(kGiveUp, {c.tenant_id, c.id, c.lease,
-                            "the last attempt was interrupted (worker stopped); no attempts left"});
-      if (!gave_up.ok())
-        log_error("webhook: giving up failed: %s", gave_up.error().message.c_str());
-      continue;
+ private:
+  // Claims up to `n` rows and starts sending them (rows that must not be
+  // sent are settled at once). Returns the rows claimed, or -1.
+  int claim(int n) {
+    DbResult r = db_.exec(kClaim, {n, config_.webhook_timeout_seconds + kLeaseMarginSeconds,
+                                   kPerWebhookInFlight, kPerTenantInFlight});
+    if (!r.ok()) {
+      log_error("claiming webhook deliveries failed: %s", r.error().message.c_str());
+      return -1;
     }
-    std::string problem;
-    WebhookRequest req = build_request(c, now_unix, &problem);
-    if (!problem.empty()) {
-      WebhookResponse refused;
-      refused.error = problem;
-      record(db, config, c, refused);
-      continue;
+    int64_t now_unix = std::time(nullptr);
+    for (int i = 0; i < r->size(); ++i) {
+      Claimed c{r->int64(i, 0),
+                r->int64(i, 1),
+                r->str(i, 2),
+                r->str(i, 3),
+                static_cast<int>(r->int64(i, 4)),
+                r->str(i, 5),
+                r->str(i, 6),
+                r->str(i, 7),
+                r->str(i, 8)};
+      if (c.attempt > config_.webhook_max_attempts) {
+        DbResult gave_up = db_.exec(
+            kGiveUp, {c.tenant_id, c.id, c.lease,
+                      "the last attempt was interrupted (worker stopped); no attempts left"});
+        if (!gave_up.ok())
+          log_error("webhook: giving up failed: %s", gave_up.error().message.c_str());
+        continue;
+      }
+      std::string problem;
+      WebhookRequest req = build_request(c, now_unix, &problem);
+      if (!problem.empty()) {
+        WebhookResponse refused;
+        refused.error = problem;
+        record(db_, config_, c, refused);
+        continue;
+      }
+      uint64_t tag = next_tag_++;
+      if (std::optional<WebhookOutcome> failed = sender_.start(tag, std::move(req))) {
+        record(db_, config_, c, failed->response);
+        continue;
+      }
+      sending_.emplace(tag, std::move(c));
     }
-    sending.push_back(&c);
-    requests.push_back(std::move(req));
+    return r->size();
   }
-  std::vector<WebhookResponse> responses = send_webhook_batch(
-      requests, config.webhook_timeout_seconds, config.webhook_allow_private_targets);
-  for (size_t i = 0; i < sending.size(); ++i) record(db, config, *sending[i], responses[i]);
-  return static_cast<int>(claimed.size());
-}
+
+  Db& db_;
+  const Config& config_;
+  WebhookSender sender_;
+  std::unordered_map<uint64_t, Claimed> sending_;  // by the sender's tag
+  uint64_t next_tag_ = 0;
+  std::chrono::steady_clock::time_point last_claim_{};
+};
 
 }  // namespace
 
@@ -228,16 +333,9 @@ int task_deliver_webhooks(Db& db, const Config& config) {
               cancelled.error().message.c_str());
     return -1;
   }
-  int total = static_cast<int>(cancelled->affected());
-  auto started = std::chrono::steady_clock::now();
-  for (;;) {
-    int n = deliver_batch(db, config);
-    if (n < 0) return -1;
-    total += n;
-    // A short batch means nothing else is due right now.
-    if (n < kBatchSize || std::chrono::steady_clock::now() - started > kPassBudget) break;
-  }
-  return total;
+  int delivered = Delivery(db, config).run();
+  if (delivered < 0) return -1;
+  return static_cast<int>(cancelled->affected()) + delivered;
 }
 
 }  // namespace ca

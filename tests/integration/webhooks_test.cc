@@ -188,6 +188,38 @@ class DeadPort {
   int port_ = 0;
 };
 
+// A receiver that never answers: it listens, so connections are made (by the
+// kernel, into the backlog) and requests are sent, but it never accepts, so
+// every attempt runs into the worker's timeout. Closing it resets them all.
+class SilentPort {
+ public:
+  SilentPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  // not held open by the workers
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(listen(fd_, 128), 0);
+    socklen_t len = sizeof addr;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~SilentPort() { close(); }
+  SilentPort(const SilentPort&) = delete;
+  SilentPort& operator=(const SilentPort&) = delete;
+  std::string url(const std::string& path = "/hook") const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
+  void close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
 class WebhooksTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -793,6 +825,102 @@ TEST_F(WebhooksTest, DeliveryTimeCheckRefusesPrivateTargets) {
             "public; WEBHOOK_ALLOW_PRIVATE_TARGETS is off)");
   EXPECT_EQ(json_get_int(record.get(), "attempts"), max_attempts());
   EXPECT_EQ(receiver.requests().size(), 0u);
+}
+
+// Fairness between subscriptions and tenants (handlers/worker/webhook_tasks.cc):
+// a receiver that hangs holds a few of a worker's 16 slots, and everything
+// else keeps being delivered meanwhile. The tests' worker waits 10 s for an
+// answer, so "meanwhile" is unmistakable.
+const std::map<std::string, std::string> kLongTimeout{{"WEBHOOK_TIMEOUT_SECONDS", "10"}};
+
+// "attempted|ended" of the rows matching `where`: attempts started, and
+// attempts whose outcome was recorded (an error; nothing here is delivered).
+std::string attempts_of(const std::string& where) {
+  return sql(
+      "SELECT count(*) FILTER (WHERE attempts > 0) || '|' || "
+      "count(*) FILTER (WHERE error IS NOT NULL) FROM webhook_deliveries WHERE " +
+      where)[0];
+}
+
+TEST_F(WebhooksTest, HangingReceiverHoldsFourSlotsAndTheNextSubscriptionIsNotKeptWaiting) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  SilentPort silent;
+  Receiver fast;
+  StackWorkerPause pause;
+  Hook slow = create_hook(admin, tenant, silent.url(), R"(["member.role_updated"])");
+  // More rows than a worker sends at once, all older than the other
+  // subscription's: oldest-first batches would send only these.
+  for (int i = 0; i < 20; ++i) set_role(admin, tenant, member.id, i % 2 ? "MEMBER" : "ADMIN");
+  Hook quick = create_hook(admin, tenant, fast.url(), R"(["member.role_updated"])");
+  set_role(admin, tenant, member.id, "ADMIN");
+  std::string slow_rows =
+      "tenant_id = " + to_string(tenant) + " AND webhook_id = " + to_string(slow.id);
+  ASSERT_EQ(attempts_of(slow_rows), "0|0");
+
+  WorkerProcess worker(kLongTimeout);
+  ASSERT_TRUE(fast.wait_for(1, 30s));
+  // Four of the hanging subscription's rows are in flight, none has ended.
+  EXPECT_EQ(attempts_of(slow_rows), "4|0");
+  EXPECT_TRUE(wait_delivery_status(admin, tenant, quick.id, "delivered"));
+  // The slots stay held while they hang: no fifth row is started.
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(attempts_of(slow_rows), "4|0");
+
+  // Deleting ends the rest; closing the port ends the four at once.
+  ASSERT_EQ(
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(slow.id), {.token = admin}).status,
+      200);
+  silent.close();
+  EXPECT_TRUE(worker.stop());
+  EXPECT_EQ(
+      sql("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND " + slow_rows)[0],
+      "0");
+}
+
+TEST_F(WebhooksTest, TenantWithManyHangingReceiversHoldsEightSlotsAndOtherTenantsAreServed) {
+  std::string admin = admin_token();
+  int64_t busy = create_tenant(admin);
+  TestUser member = add_user(admin, busy, "MEMBER");
+  SilentPort silent;
+  StackWorkerPause pause;
+  // Five subscriptions of four rows each: 20 rows a worker could send at once
+  // (four per subscription), more than its 16 slots.
+  std::vector<Hook> hooks;
+  for (int i = 0; i < 5; ++i) {
+    hooks.push_back(create_hook(admin, busy, silent.url("/hook" + std::to_string(i)),
+                                R"(["member.role_updated"])"));
+  }
+  for (int i = 0; i < 4; ++i) set_role(admin, busy, member.id, i % 2 ? "MEMBER" : "ADMIN");
+  std::string busy_rows = "tenant_id = " + to_string(busy);
+  ASSERT_EQ(attempts_of(busy_rows), "0|0");
+
+  WorkerProcess worker(kLongTimeout);
+  auto deadline = Clock::now() + 30s;
+  while (attempts_of(busy_rows) == "0|0" && Clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+  }
+  // Past the worker's next claims: still eight.
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(attempts_of(busy_rows), "8|0");
+
+  // Another tenant's event, made while the eight hang, is delivered at once.
+  int64_t other = create_tenant(admin);
+  Receiver fast;
+  Hook hook = create_hook(admin, other, fast.url(), R"(["user.registered"])");
+  add_user(admin, other, "MEMBER");
+  ASSERT_TRUE(fast.wait_for(1, 30s));
+  EXPECT_EQ(attempts_of(busy_rows), "8|0");
+  EXPECT_TRUE(wait_delivery_status(admin, other, hook.id, "delivered"));
+
+  for (const Hook& h : hooks) {
+    ASSERT_EQ(
+        http("DELETE", webhooks_path(busy) + "?id=" + to_string(h.id), {.token = admin}).status,
+        200);
+  }
+  silent.close();
+  EXPECT_TRUE(worker.stop());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -30,8 +31,9 @@ struct SlistDeleter {
 struct Transfer {
   uint64_t tag = 0;
   WebhookRequest req;
-  std::unique_ptr<CURL, EasyDeleter> easy;
   std::unique_ptr<curl_slist, SlistDeleter> headers;
+  // Declared after what it points to, so it is cleaned up first.
+  std::unique_ptr<CURL, EasyDeleter> easy;
   bool allow_private = false;
   std::string refused;  // set when the guard refused an address
   std::optional<std::string> retry_after;
@@ -178,16 +180,11 @@ std::optional<WebhookOutcome> WebhookSender::start(uint64_t tag, WebhookRequest 
 
 size_t WebhookSender::in_flight() const { return state_->transfers.size(); }
 
-std::vector<WebhookOutcome> WebhookSender::wait(int wait_ms) {
+// Outcomes of the transfers curl reported done, and of those past their
+// deadline; both leave the sender.
+std::vector<WebhookOutcome> WebhookSender::collect() {
   std::vector<WebhookOutcome> finished;
-  if (state_->transfers.empty()) return finished;
   CURLM* multi = state_->multi.get();
-  int running = 0;
-  curl_multi_perform(multi, &running);
-  if (running == static_cast<int>(state_->transfers.size())) {
-    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
-    curl_multi_perform(multi, &running);
-  }
   int left = 0;
   while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
     if (msg->msg != CURLMSG_DONE) continue;
@@ -208,6 +205,22 @@ std::vector<WebhookOutcome> WebhookSender::wait(int wait_ms) {
     it = state_->transfers.erase(it);
   }
   return finished;
+}
+
+std::vector<WebhookOutcome> WebhookSender::wait(int wait_ms) {
+  if (state_->transfers.empty()) return {};
+  CURLM* multi = state_->multi.get();
+  int running = 0;
+  curl_multi_perform(multi, &running);
+  std::vector<WebhookOutcome> finished = collect();
+  if (!finished.empty()) return finished;
+  // Nothing done yet: sleep until there is socket activity or curl's next
+  // timeout. Should curl fail, sleep anyway rather than spin.
+  if (curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr) != CURLM_OK) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+  }
+  curl_multi_perform(multi, &running);
+  return collect();
 }
 
 }  // namespace ca

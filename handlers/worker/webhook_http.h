@@ -58,6 +58,8 @@ class WebhookSender {
   std::vector<WebhookOutcome> wait(int wait_ms);
 
  private:
+  std::vector<WebhookOutcome> collect();
+
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -30,8 +30,9 @@
 namespace ca {
 namespace {
 
-// Requests in flight at once, per worker.
-constexpr int kMaxInFlight = 16;
+// Requests in flight at once, per worker: room for 16 hanging subscriptions
+// (or 8 tenants with hanging ones) before the others wait.
+constexpr int kMaxInFlight = 64;
 // Rows in flight at once (leased by any worker) per subscription and per
 // tenant: a receiver that hangs, or a tenant with many of them, holds at most
 // these slots, and the others keep serving every other subscription.
@@ -65,7 +66,10 @@ const Statement kCancelDeleted{
 // each tenant is held to its share the same way; and the claim takes every
 // tenant's first row before any tenant's second. The in-flight counts come
 // from the leases, so they cover every worker (two workers claiming at the
-// same instant may each fill the same free slots).
+// same instant may each fill the same free slots, for as long as those
+// requests take). Only the rows chosen are locked, SKIP LOCKED and with the
+// due condition checked again on the row's newest version: a row another
+// worker leased meanwhile is left out, not sent twice.
 const Statement kClaim{
     "webhook_deliveries_claim",
     "WITH in_flight AS MATERIALIZED ("
@@ -79,8 +83,7 @@ const Statement kClaim{
     "    SELECT c.tenant_id, c.id, c.webhook_id, c.next_attempt_at FROM webhook_deliveries c "
     "    WHERE c.tenant_id = w.tenant_id AND c.webhook_id = w.id AND c.status = 'pending' "
     "      AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now()) "
-    "    ORDER BY c.next_attempt_at, c.id LIMIT $3 "
-    "    FOR UPDATE SKIP LOCKED) c "
+    "    ORDER BY c.next_attempt_at, c.id LIMIT $3) c "
     "  WHERE w.is_active AND COALESCE(f.n, 0) < $3), "
     "per_webhook AS ("
     "  SELECT o.tenant_id, o.id, o.next_attempt_at FROM ("
@@ -96,12 +99,18 @@ const Statement kClaim{
     "  LEFT JOIN (SELECT tenant_id, sum(n) AS n FROM in_flight GROUP BY tenant_id) t "
     "    ON t.tenant_id = p.tenant_id "
     "  WHERE COALESCE(t.n, 0) + p.rank <= $4 "
-    "  ORDER BY p.rank, p.next_attempt_at LIMIT $1) "
+    "  ORDER BY p.rank, p.next_attempt_at LIMIT $1), "
+    "locked AS ("
+    "  SELECT c.tenant_id, c.id FROM webhook_deliveries c "
+    "  JOIN per_tenant pt ON pt.tenant_id = c.tenant_id AND pt.id = c.id "
+    "  WHERE c.status = 'pending' AND c.next_attempt_at <= now() "
+    "    AND (c.lease_until IS NULL OR c.lease_until < now()) "
+    "  FOR UPDATE OF c SKIP LOCKED) "
     "UPDATE webhook_deliveries d "
     "SET lease_until = now() + make_interval(secs => $2), attempts = d.attempts + 1, "
     "    last_attempt_at = now() "
-    "FROM per_tenant pt, webhooks w, events e "
-    "WHERE d.tenant_id = pt.tenant_id AND d.id = pt.id "
+    "FROM locked l, webhooks w, events e "
+    "WHERE d.tenant_id = l.tenant_id AND d.id = l.id "
     "  AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
     "  AND e.tenant_id = d.tenant_id AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until::text, w.secret, "
@@ -233,7 +242,7 @@ class Delivery {
     auto started = std::chrono::steady_clock::now();
     int claimed_total = 0;
     bool claiming = true;   // false once the budget is spent or the database failed
-    bool claim_now = true;  // slots were freed, or the last claim took rows
+    bool claim_now = true;  // at the start, and when a request finished (slots were freed)
     for (;;) {
       auto now = std::chrono::steady_clock::now();
       if (now - started >= kPassBudget || stop_requested()) claiming = false;

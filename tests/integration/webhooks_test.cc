@@ -13,12 +13,14 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sodium.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -188,13 +190,14 @@ class DeadPort {
   int port_ = 0;
 };
 
-// A receiver that never answers: it listens, so connections are made (by the
-// kernel, into the backlog) and requests are sent, but it never accepts, so
-// every attempt runs into the worker's timeout. Closing it resets them all.
+// A receiver that never answers: it accepts each connection and counts it,
+// but never reads or answers, so every attempt runs into the worker's
+// timeout. close() resets them all at once (unread data: RST).
 class SilentPort {
  public:
   SilentPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  // not held open by the workers
+    // Close-on-exec: a worker the test starts must not hold it open.
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -203,21 +206,50 @@ class SilentPort {
     socklen_t len = sizeof addr;
     getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { accept_loop(); });
   }
   ~SilentPort() { close(); }
   SilentPort(const SilentPort&) = delete;
   SilentPort& operator=(const SilentPort&) = delete;
+
   std::string url(const std::string& path = "/hook") const {
     return "http://127.0.0.1:" + std::to_string(port_) + path;
   }
+  // Connections accepted so far.
+  int accepted() const { return accepted_.load(); }
+  // Waits until `n` connections were accepted or `timeout` passed.
+  bool wait_accepted(int n, std::chrono::milliseconds timeout) const {
+    auto deadline = Clock::now() + timeout;
+    while (accepted() < n && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
+    return accepted() >= n;
+  }
   void close() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+    for (int c : connections_) ::close(c);
+    connections_.clear();
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
 
  private:
+  void accept_loop() {
+    while (!stop_.load()) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 20) != 1) continue;
+      int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) continue;
+      connections_.push_back(c);
+      accepted_.fetch_add(1);
+    }
+  }
+
   int fd_ = -1;
   int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepted_{0};
+  std::vector<int> connections_;  // the accept thread's until close() joins it
+  std::thread thread_;
 };
 
 class WebhooksTest : public ::testing::Test {
@@ -828,10 +860,11 @@ TEST_F(WebhooksTest, DeliveryTimeCheckRefusesPrivateTargets) {
 }
 
 // Fairness between subscriptions and tenants (handlers/worker/webhook_tasks.cc):
-// a receiver that hangs holds a few of a worker's 16 slots, and everything
-// else keeps being delivered meanwhile. The tests' worker waits 10 s for an
-// answer, so "meanwhile" is unmistakable.
-const std::map<std::string, std::string> kLongTimeout{{"WEBHOOK_TIMEOUT_SECONDS", "10"}};
+// a receiver that hangs holds a few of a worker's slots, and everything else
+// keeps being delivered meanwhile. The tests' worker waits 30 s for an
+// answer, so "meanwhile" is unmistakable; closing the silent port ends the
+// hanging attempts at once.
+const std::map<std::string, std::string> kLongTimeout{{"WEBHOOK_TIMEOUT_SECONDS", "30"}};
 
 // "attempted|ended" of the rows matching `where`: attempts started, and
 // attempts whose outcome was recorded (an error; nothing here is delivered).
@@ -850,8 +883,8 @@ TEST_F(WebhooksTest, HangingReceiverHoldsFourSlotsAndTheNextSubscriptionIsNotKep
   Receiver fast;
   StackWorkerPause pause;
   Hook slow = create_hook(admin, tenant, silent.url(), R"(["member.role_updated"])");
-  // More rows than a worker sends at once, all older than the other
-  // subscription's: oldest-first batches would send only these.
+  // Twenty rows, all older than the other subscription's: oldest-first
+  // batches of 16 would send only these.
   for (int i = 0; i < 20; ++i) set_role(admin, tenant, member.id, i % 2 ? "MEMBER" : "ADMIN");
   Hook quick = create_hook(admin, tenant, fast.url(), R"(["member.role_updated"])");
   set_role(admin, tenant, member.id, "ADMIN");
@@ -863,10 +896,12 @@ TEST_F(WebhooksTest, HangingReceiverHoldsFourSlotsAndTheNextSubscriptionIsNotKep
   ASSERT_TRUE(fast.wait_for(1, 30s));
   // Four of the hanging subscription's rows are in flight, none has ended.
   EXPECT_EQ(attempts_of(slow_rows), "4|0");
+  EXPECT_TRUE(silent.wait_accepted(4, 10s)) << silent.accepted();
   EXPECT_TRUE(wait_delivery_status(admin, tenant, quick.id, "delivered"));
   // The slots stay held while they hang: no fifth row is started.
   std::this_thread::sleep_for(1500ms);
   EXPECT_EQ(attempts_of(slow_rows), "4|0");
+  EXPECT_EQ(silent.accepted(), 4);
 
   // Deleting ends the rest; closing the port ends the four at once.
   ASSERT_EQ(
@@ -885,8 +920,8 @@ TEST_F(WebhooksTest, TenantWithManyHangingReceiversHoldsEightSlotsAndOtherTenant
   TestUser member = add_user(admin, busy, "MEMBER");
   SilentPort silent;
   StackWorkerPause pause;
-  // Five subscriptions of four rows each: 20 rows a worker could send at once
-  // (four per subscription), more than its 16 slots.
+  // Five subscriptions of four rows each: 20 rows the per-subscription limit
+  // would let a worker send at once.
   std::vector<Hook> hooks;
   for (int i = 0; i < 5; ++i) {
     hooks.push_back(create_hook(admin, busy, silent.url("/hook" + std::to_string(i)),
@@ -897,15 +932,14 @@ TEST_F(WebhooksTest, TenantWithManyHangingReceiversHoldsEightSlotsAndOtherTenant
   ASSERT_EQ(attempts_of(busy_rows), "0|0");
 
   WorkerProcess worker(kLongTimeout);
-  auto deadline = Clock::now() + 30s;
-  while (attempts_of(busy_rows) == "0|0" && Clock::now() < deadline) {
-    std::this_thread::sleep_for(50ms);
-  }
-  // Past the worker's next claims: still eight.
+  EXPECT_TRUE(silent.wait_accepted(8, 30s)) << silent.accepted();
+  // Past the worker's next claims (one a second while nothing finishes):
+  // still eight.
   std::this_thread::sleep_for(1500ms);
   EXPECT_EQ(attempts_of(busy_rows), "8|0");
+  EXPECT_EQ(silent.accepted(), 8);
 
-  // Another tenant's event, made while the eight hang, is delivered at once.
+  // Another tenant's event, made while the eight hang, is delivered.
   int64_t other = create_tenant(admin);
   Receiver fast;
   Hook hook = create_hook(admin, other, fast.url(), R"(["user.registered"])");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <iostream>
 #include <set>
 #include <string>
@@ -443,6 +444,32 @@ TEST(OrderCreate, LastOfSeveralItemsFailingLeavesNothingBehind) {
   expect_json(bad_qty,
               R"({"success":false,"errors":{)"
               R"("order_items.2.qty":["The order_items.2.qty field must be at least 1."]}})");
+  EXPECT_EQ(counts(s.tenant), before);
+}
+
+// A product soft-deleted while an order for it is being created: the order's
+// product check (FOR SHARE) waits for the deletion, then finds the product
+// gone and refuses it; nothing is written.
+TEST(OrderCreate, AProductDeletedDuringTheCreateIsRefused) {
+  Shop s = open_shop();
+  Counts before = counts(s.tenant);
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "UPDATE products SET deleted_at = now() WHERE tenant_id = " +
+                                      s.tenant_str() + " AND id = " + to_string(s.product)));
+  std::future<HttpResponse> created = std::async(std::launch::async, [&] {
+    return post_order(s, order_body(s.address, "2", {item(s.product, 1, "2")}));
+  });
+  bool waiting = wait_for_lock_wait("SELECT id FROM products WHERE tenant_id = $1%FOR SHARE");
+  // EXPECT, not ASSERT: the order must be waited for before `conn` goes away.
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the order never waited for the deletion";
+  HttpResponse r = created.get();
+  EXPECT_EQ(r.status, 422);
+  expect_json(
+      r, R"({"success":false,"errors":{)"
+         R"("order_items.0.product_id":["The selected order_items.0.product_id is invalid."]}})");
   EXPECT_EQ(counts(s.tenant), before);
 }
 

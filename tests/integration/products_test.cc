@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -450,6 +451,46 @@ TEST(Products, AnotherTenantsProductIs404OnEveryVerbAndStaysUnchanged) {
 
   EXPECT_EQ(tenant_snapshot(theirs.tenant), before);
   EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + mine.tid()), "0");
+}
+
+// A category deleted between the handler's check and its write: the write's
+// foreign key check waits for the deletion, fails, and the request is the
+// same 422 as for a category that never existed; nothing is written.
+TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
+  Scope s = fresh_scope(admin_token());
+  int64_t product = create_id(s, R"({"name":"Kept","price":1})");
+  std::string stored = "SELECT (SELECT count(*) FROM products WHERE tenant_id = " + s.tid() +
+                       ") || '|' || (SELECT count(*) FROM events WHERE tenant_id = " + s.tid() +
+                       ") || '|' || (SELECT count(*) FROM products WHERE category_id IS NOT NULL "
+                       "AND tenant_id = " +
+                       s.tid() + ")";
+  struct Write {
+    const char* method;
+    std::string path;
+    const char* statement;  // what waits for the deletion
+  };
+  for (const Write& w : {Write{"POST", kBase, "INSERT INTO products%"},
+                         Write{"POST", item(product), "UPDATE products p SET name%"}}) {
+    SCOPED_TRACE(w.path);
+    int64_t category = create_category(s, "Doomed");
+    std::string before = one(stored);
+    PgConn conn = connect_database();
+    ASSERT_TRUE(conn);
+    ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+    ASSERT_TRUE(exec_ok(conn.get(), "DELETE FROM categories WHERE tenant_id = " + s.tid() +
+                                        " AND id = " + to_string(category)));
+    std::future<HttpResponse> written = std::async(std::launch::async, [&] {
+      return http(w.method, w.path,
+                  s.call(R"({"name":"Late","price":2,"category_id":)" + to_string(category) + "}"));
+    });
+    bool waiting = wait_for_lock_wait(w.statement);
+    // EXPECT, not ASSERT: the write must be waited for before `conn` goes away.
+    EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+    EXPECT_TRUE(waiting) << "the write never waited for the deletion";
+    expect_invalid(written.get(), R"({"category_id":["The selected category_id is invalid."]})");
+    EXPECT_EQ(one(stored), before);
+  }
+  EXPECT_EQ(row(s, product, "name || '|' || price"), "Kept|1.00");
 }
 
 TEST(Products, ListIsPaginatedNewestFirst) {

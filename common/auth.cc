@@ -25,6 +25,21 @@ const Statement kAuthenticate{
     "FROM sessions s "
     "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
 
+// The same check sent with a read of the tenant's data
+// (authenticate_tenant_header_read): for a live session of a caller who is
+// not a member, an error (SQLSTATE CA403, sql/014) instead of a NULL role,
+// which stops the pipeline before the read runs. ca_refuse() is called only
+// when the role is NULL.
+constexpr const char* kNotMemberState = "CA403";
+const Statement kAuthenticateForRead{
+    "auth_session_for_read",
+    "SELECT s.user_id, "
+    "       COALESCE((SELECT m.role FROM memberships m "
+    "                 WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
+    "                ca_refuse('CA403', 'not a member of the tenant')) "
+    "FROM sessions s "
+    "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
+
 const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
 
@@ -74,19 +89,26 @@ Result<TokenClaims> verify_bearer(const Ctx& ctx) {
 
 // Given verified claims, checks in one round trip the session, the
 // membership and, when `read` is given, runs that statement too (libpq
-// pipeline).
+// pipeline), but only for a member of the tenant.
 Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t> tenant_id,
                       const Db::Query* read = nullptr) {
   Lookup out;
   std::vector<DbResult> results;
   if (read != nullptr) {
-    results = ctx.db.pipeline({{&kAuthenticate, {claims.jti, claims.sub, tenant_id}}, *read});
+    results =
+        ctx.db.pipeline({{&kAuthenticateForRead, {claims.jti, claims.sub, tenant_id}}, *read});
     out.read.emplace(std::move(results[1]));
   } else {
     results.push_back(ctx.db.exec(kAuthenticate, {claims.jti, claims.sub, tenant_id}));
   }
   DbResult& r = results[0];
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) {
+    if (r.error().sqlstate != kNotMemberState) return errors::database(r.error());
+    // Raised only for the row of a live session whose user is not a member
+    // (a 403); the read was not run.
+    out.read.reset();
+    return out;
+  }
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
   out.who.session_id = claims.jti;

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -201,24 +202,40 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
     return out;
   };
   if (!ensure_connected()) return fail_all({DbErrorKind::kConnection, "", "no connection", ""});
-  for (const Query& q : queries) {
-    DbResult prep = prepare(*q.stmt);
-    if (!prep.ok()) return fail_all(prep.error());
-  }
   if (PQenterPipelineMode(conn_) != 1) return fail_all({DbErrorKind::kOther, "", "pipeline", ""});
+  // A statement not yet prepared on this connection is prepared in the same
+  // round trip, just before it runs. So after a failure nothing later in the
+  // pipeline is even parsed (no locks taken on its tables), and a first use
+  // costs no extra round trip.
+  std::vector<const Statement*> preparing;  // one entry per result: a Parse, or nullptr
   bool sent = true;
   for (const Query& q : queries) {
+    bool needs_prepare = !prepared_.count(q.stmt) &&
+                         std::find(preparing.begin(), preparing.end(), q.stmt) == preparing.end();
+    if (needs_prepare) {
+      sent = sent && PQsendPrepare(conn_, q.stmt->name, q.stmt->sql, 0, nullptr) == 1;
+      preparing.push_back(q.stmt);
+    }
     std::vector<const char*> values = param_values(q.params);
     sent = sent && PQsendQueryPrepared(conn_, q.stmt->name, static_cast<int>(values.size()),
                                        values.data(), nullptr, nullptr, 0) == 1;
+    preparing.push_back(nullptr);
   }
   sent = sent && PQpipelineSync(conn_) == 1;
   std::vector<DbResult> out;
   if (sent) {
-    for (size_t i = 0; i < queries.size(); ++i) {
-      out.push_back(check(PQgetResult(conn_)));
+    for (const Statement* parse : preparing) {
+      DbResult r = check(PQgetResult(conn_));
       // Each query's results end with a NULL.
       while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
+      if (parse == nullptr) {
+        out.push_back(std::move(r));
+      } else if (r.ok()) {
+        prepared_.insert(parse);
+      } else if (r.error().kind != DbErrorKind::kConnection && !r.error().sqlstate.empty()) {
+        // (Skipped after an earlier failure: no SQLSTATE, nothing to report.)
+        log_error("prepare %s failed: %s", parse->name, r.error().message.c_str());
+      }
     }
     PgResultPtr sync(PQgetResult(conn_));  // PGRES_PIPELINE_SYNC
   }

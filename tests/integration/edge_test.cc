@@ -4,7 +4,9 @@
 // filter or a reader finds them last; each leaves the limits as it found them.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,55 @@ TEST(TenantHeaderTest, UnknownTenantOrNotAMemberIs403) {
       http("GET", kCategories, {.token = outsider.token, .tenant = to_string(t)});
   EXPECT_EQ(not_member.status, 403);
   EXPECT_EQ(not_member.body, kNotMember);
+}
+
+// A read of a tenant's data goes to PostgreSQL in one round trip with the
+// session check; for a caller who is not a member the check stops the round
+// trip before the read is parsed or run (sql/014, Db::pipeline). Proven with
+// the tables locked: a read that ran, or was even prepared, would wait.
+TEST(TenantHeaderTest, ANonMembersReadIsNeverRun) {
+  using namespace std::chrono_literals;
+  std::string token = admin_token();
+  int64_t t = create_tenant(token, unique("Locked tenant"));
+  TestUser outsider = add_user(token, create_tenant(token, unique("Outsider")), "ADMIN");
+  const char* kNotMember = R"({"error":"You are not a member of this tenant"})";
+  const std::vector<std::string> reads = {
+      "/api/v2/admin/products/1",     "/api/v2/admin/products?q=abc",
+      "/api/v2/admin/products",       "/api/v2/admin/category",
+      "/api/v2/admin/orders",         "/api/v2/admin/orders/1",
+      "/api/v2/admin/announcements",  "/api/v2/admin/announcements/active",
+      "/api/v2/admin/announcements/1"};
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(),
+                      "LOCK TABLE products, categories, orders, announcements "
+                      "IN ACCESS EXCLUSIVE MODE"));
+  // Several rounds, so that most handler connections take part, prepared or not.
+  std::future<std::vector<HttpResponse>> refused = std::async(std::launch::async, [&] {
+    std::vector<HttpResponse> out;
+    for (int round = 0; round < 3; ++round) {
+      for (const std::string& path : reads) {
+        out.push_back(http("GET", path, {.token = outsider.token, .tenant = to_string(t)}));
+      }
+    }
+    return out;
+  });
+  bool answered = refused.wait_for(20s) == std::future_status::ready;
+  // The lock is real: a member's read waits for it.
+  std::future<HttpResponse> member = std::async(std::launch::async, [&] {
+    return http("GET", "/api/v2/admin/products", {.token = token, .tenant = to_string(t)});
+  });
+  bool member_waited = wait_for_lock_wait("%FROM products%");
+  // EXPECT, not ASSERT: the requests must be waited for before `conn` goes away.
+  EXPECT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
+  EXPECT_TRUE(answered) << "a non-member's read waited for the tables: it was run";
+  EXPECT_TRUE(member_waited);
+  for (const HttpResponse& r : refused.get()) {
+    EXPECT_EQ(r.status, 403);
+    EXPECT_EQ(r.body, kNotMember);
+  }
+  EXPECT_EQ(member.get().status, 200);
 }
 
 // --- malformed bodies ---------------------------------------------------------------------

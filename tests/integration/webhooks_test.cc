@@ -83,6 +83,11 @@ void set_role(const std::string& token, int64_t tenant, int64_t user, const std:
   ASSERT_EQ(r.status, 200) << r.body;
 }
 
+// Emits `n` member.role_updated events: the role goes to ADMIN and back.
+void toggle_role(const std::string& token, int64_t tenant, int64_t user, int n) {
+  for (int i = 0; i < n; ++i) set_role(token, tenant, user, i % 2 ? "MEMBER" : "ADMIN");
+}
+
 HttpResponse deliveries(const std::string& token, int64_t tenant, const std::string& query = "") {
   return http("GET", webhooks_path(tenant) + "/deliveries" + query, {.token = token});
 }
@@ -685,7 +690,7 @@ TEST_F(WebhooksTest, SeveralWorkersDeliverEachRowExactlyOnce) {
   Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
   // 30 due rows at once, then three workers race for them.
   constexpr int kRows = 30;
-  for (int i = 0; i < kRows; ++i) set_role(admin, tenant, member.id, i % 2 ? "MEMBER" : "ADMIN");
+  toggle_role(admin, tenant, member.id, kRows);
   ASSERT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), kRows);
   std::set<std::string> expected;
   for (const std::string& id :
@@ -885,7 +890,7 @@ TEST_F(WebhooksTest, HangingReceiverHoldsFourSlotsAndTheNextSubscriptionIsNotKep
   Hook slow = create_hook(admin, tenant, silent.url(), R"(["member.role_updated"])");
   // Twenty rows, all older than the other subscription's: oldest-first
   // batches of 16 would send only these.
-  for (int i = 0; i < 20; ++i) set_role(admin, tenant, member.id, i % 2 ? "MEMBER" : "ADMIN");
+  toggle_role(admin, tenant, member.id, 20);
   Hook quick = create_hook(admin, tenant, fast.url(), R"(["member.role_updated"])");
   set_role(admin, tenant, member.id, "ADMIN");
   std::string slow_rows =
@@ -927,7 +932,7 @@ TEST_F(WebhooksTest, TenantWithManyHangingReceiversHoldsEightSlotsAndOtherTenant
     hooks.push_back(create_hook(admin, busy, silent.url("/hook" + std::to_string(i)),
                                 R"(["member.role_updated"])"));
   }
-  for (int i = 0; i < 4; ++i) set_role(admin, busy, member.id, i % 2 ? "MEMBER" : "ADMIN");
+  toggle_role(admin, busy, member.id, 4);
   std::string busy_rows = "tenant_id = " + to_string(busy);
   ASSERT_EQ(attempts_of(busy_rows), "0|0");
 

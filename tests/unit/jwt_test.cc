@@ -114,6 +114,32 @@ TEST_F(JwtTest, WrongSecretIsRefused) {
   EXPECT_FALSE(jwt_verify(token, kSecret, kNow));
 }
 
+TEST_F(JwtTest, SignatureWithOtherUnusedBitsIsRefused) {
+  // 32 bytes take 43 characters; the last one carries 4 bits of the MAC and
+  // 2 unused ones. Setting an unused bit encodes the same MAC differently.
+  Parts p = split(jwt_sign(claims(), kSecret));
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  ASSERT_EQ(p.signature.size(), 43u);
+  size_t last = alphabet.find(p.signature.back());
+  ASSERT_EQ(last % 4, 0u) << "a canonical last character has its unused bits clear";
+  std::string variant = p.signature;
+  variant.back() = alphabet[last | 1];
+  EXPECT_FALSE(jwt_verify(p.header + "." + p.payload + "." + variant, kSecret, kNow));
+}
+
+TEST_F(JwtTest, EachVerifyUsesTheSecretItIsGiven) {
+  // The keyed HMAC state is kept per thread: a different secret must not
+  // reuse it, in either order.
+  const std::string other = "another secret of sufficient length!!";
+  std::string ours = jwt_sign(claims(), kSecret);
+  std::string theirs = jwt_sign(claims(), other);
+  EXPECT_TRUE(jwt_verify(ours, kSecret, kNow));
+  EXPECT_FALSE(jwt_verify(theirs, kSecret, kNow));
+  EXPECT_TRUE(jwt_verify(theirs, other, kNow));
+  EXPECT_FALSE(jwt_verify(ours, other, kNow));
+  EXPECT_TRUE(jwt_verify(ours, kSecret, kNow));
+}
+
 TEST_F(JwtTest, AlgNoneIsRefused) {
   // Unsigned, as an attacker would send it...
   std::string unsigned_token = base64url_encode(R"({"alg":"none","typ":"JWT"})") + "." +

@@ -18,6 +18,8 @@ struct Config {
   int webhook_max_attempts = 10;
   int webhook_retry_base_seconds = 30;
   int webhook_timeout_seconds = 10;
+  // Handlers' statements (serve loop) only; under nginx's fastcgi_read_timeout (30 s).
+  int db_statement_timeout_seconds = 20;
   std::string push_gateway_url;
   std::string push_gateway_token;
 };

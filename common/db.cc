@@ -16,6 +16,7 @@ DbErrorKind db_error_kind(std::string_view sqlstate) {
   if (sqlstate == "23503") return DbErrorKind::kForeignKeyViolation;
   if (sqlstate == "23514" || sqlstate == "23502") return DbErrorKind::kCheckViolation;
   if (sqlstate == "40001" || sqlstate == "40P01") return DbErrorKind::kSerialization;
+  if (sqlstate == "57014") return DbErrorKind::kTimeout;
   if (sqlstate.substr(0, 2) == "22") return DbErrorKind::kBadData;
   if (sqlstate.substr(0, 2) == "08" || sqlstate == "57P01" || sqlstate == "57P02" ||
       sqlstate == "57P03") {
@@ -94,7 +95,8 @@ Param::Param(double v) : null_(false) {
   value_ = buf;
 }
 
-Db::Db(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+Db::Db(std::string conninfo, int statement_timeout_ms)
+    : conninfo_(std::move(conninfo)), statement_timeout_ms_(statement_timeout_ms) {}
 
 Db::~Db() { disconnect(); }
 
@@ -138,10 +140,18 @@ bool Db::ensure_connected() {
   // UTC and ISO: timestamptz values arrive as `2026-12-01 10:00:00.5+00`,
   // which Rows turns into the API's format (pg_timestamp.h), whatever the
   // server's or the role's defaults are.
-  PgResultPtr setup(PQexec(conn_,
-                           "SET jit = off; SET max_parallel_workers_per_gather = 0; "
-                           "SET plan_cache_mode = force_generic_plan; "
-                           "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'"));
+  //
+  // A statement timeout, when set (the handlers: DB_STATEMENT_TIMEOUT_SECONDS),
+  // frees a thread stuck behind a lock some other session holds: the
+  // request is answered 503 instead of waiting as long as the lock does.
+  std::string sql =
+      "SET jit = off; SET max_parallel_workers_per_gather = 0; "
+      "SET plan_cache_mode = force_generic_plan; "
+      "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, MDY'";
+  if (statement_timeout_ms_ > 0) {
+    sql += "; SET statement_timeout = " + std::to_string(statement_timeout_ms_);
+  }
+  PgResultPtr setup(PQexec(conn_, sql.c_str()));
   if (PQresultStatus(setup.get()) != PGRES_COMMAND_OK) {
     log_error("database session setup failed: %s", one_line(PQerrorMessage(conn_)).c_str());
     disconnect();

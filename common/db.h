@@ -34,6 +34,7 @@ enum class DbErrorKind {
   kBadData,              // 22xxx
   kConnection,           // 08xxx, or no connection at all
   kSerialization,        // 40001, 40P01
+  kTimeout,              // 57014: statement_timeout (or a cancel)
   kOther,
 };
 
@@ -118,7 +119,9 @@ class [[nodiscard]] DbResult {
 
 class Db {
  public:
-  explicit Db(std::string conninfo);
+  // `statement_timeout_ms` > 0 bounds every statement of the session
+  // (PostgreSQL's statement_timeout); 0 leaves the server's setting.
+  explicit Db(std::string conninfo, int statement_timeout_ms = 0);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
@@ -157,6 +160,7 @@ class Db {
   friend class Transaction;
 
   std::string conninfo_;
+  int statement_timeout_ms_ = 0;
   PGconn* conn_ = nullptr;
   // Set between a Transaction's BEGIN and its end: a lost connection then
   // fails every statement instead of reconnecting into autocommit.

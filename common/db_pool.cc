@@ -2,10 +2,10 @@
 
 namespace ca {
 
-DbPool::DbPool(const std::string& conninfo, int size) {
+DbPool::DbPool(const std::string& conninfo, int size, int statement_timeout_ms) {
   for (int i = 0; i < size; ++i) {
     // Connections are opened lazily, on their first statement.
-    all_.push_back(std::make_unique<Db>(conninfo));
+    all_.push_back(std::make_unique<Db>(conninfo, statement_timeout_ms));
     free_.push_back(all_.back().get());
   }
 }

@@ -25,7 +25,8 @@ namespace ca {
 
 class DbPool {
  public:
-  DbPool(const std::string& conninfo, int size);
+  // `statement_timeout_ms`: see Db.
+  DbPool(const std::string& conninfo, int size, int statement_timeout_ms = 0);
 
   // Returns its connection to the pool when destroyed.
   class Lease {

@@ -65,8 +65,13 @@ Response internal(std::string_view what, ErrorStyle style) {
 }
 
 Response database(const DbError& error, ErrorStyle style) {
-  if (error.kind == DbErrorKind::kConnection) {
-    log_error("database unavailable: %s", error.message.c_str());
+  if (error.kind == DbErrorKind::kConnection || error.kind == DbErrorKind::kTimeout) {
+    if (error.kind == DbErrorKind::kTimeout) {
+      log_warn("database statement timed out (DB_STATEMENT_TIMEOUT_SECONDS): %s",
+               error.message.c_str());
+    } else {
+      log_error("database unavailable: %s", error.message.c_str());
+    }
     Json body = json_object();
     if (style == ErrorStyle::kSuccess) json_add_bool(body.get(), "success", false);
     json_add_str(body.get(), style == ErrorStyle::kSuccess ? JsonKey("message") : JsonKey("error"),

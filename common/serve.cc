@@ -348,7 +348,8 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
     return 1;
   }
   Router router(std::move(routes));
-  DbPool pool(config.database_url, opt.db_connections > 0 ? opt.db_connections : opt.threads);
+  DbPool pool(config.database_url, opt.db_connections > 0 ? opt.db_connections : opt.threads,
+              config.db_statement_timeout_seconds * 1000);
   Dispatcher dispatcher{listen_fd, epoll_fd, stop_fd, &router, &config, &pool};
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);
   std::vector<std::thread> workers;

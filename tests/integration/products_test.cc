@@ -493,6 +493,31 @@ TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
   EXPECT_EQ(row(s, product, "name || '|' || price"), "Kept|1.00");
 }
 
+// A write stuck behind a row lock that another session holds is cut off by
+// the handlers' statement timeout (DB_STATEMENT_TIMEOUT_SECONDS, 5 s in the
+// tests' stack): a 503 to retry, nothing written, and the thread serves again.
+TEST(Products, AWriteStuckBehindALockHeldElsewhereGets503AndChangesNothing) {
+  ASSERT_EQ(stack_env("DB_STATEMENT_TIMEOUT_SECONDS").value_or("unset"), "5");
+  Scope s = fresh_scope(admin_token());
+  int64_t product = create_id(s, R"({"name":"Locked","price":1})");
+  std::string before = tenant_snapshot(s.tenant);
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM products WHERE tenant_id = " + s.tid() +
+                                      " AND id = " + to_string(product) + " FOR UPDATE"));
+  // nginx would give up after 30 s (504) and leave the thread waiting.
+  HttpResponse stuck = http("POST", item(product), s.call(R"({"name":"Late"})"));
+  EXPECT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
+  expect_body(stuck, 503, R"({"error":"Service temporarily unavailable"})");
+  EXPECT_EQ(stuck.headers["retry-after"], "1");
+  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+
+  HttpResponse again = http("POST", item(product), s.call(R"({"name":"Late"})"));
+  EXPECT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(row(s, product, "name"), "Late");
+}
+
 TEST(Products, ListIsPaginatedNewestFirst) {
   Scope s = fresh_scope(admin_token());
   expect_body(http("GET", kBase, s.call()), 200,

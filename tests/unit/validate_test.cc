@@ -431,6 +431,16 @@ TEST(ErrorsTest, DatabaseErrorsMapTo503Or500) {
   Response rs = errors::database(lost, ErrorStyle::kSuccess);
   EXPECT_EQ(rs.body, R"({"success":false,"message":"Service temporarily unavailable"})");
 
+  // A statement cut off by statement_timeout: the same 503, to be retried.
+  EXPECT_EQ(db_error_kind("57014"), DbErrorKind::kTimeout);
+  DbError timed_out{DbErrorKind::kTimeout, "57014", "canceling statement due to statement timeout",
+                    ""};
+  Response t = errors::database(timed_out);
+  EXPECT_EQ(t.status, 503);
+  EXPECT_EQ(t.body, R"({"error":"Service temporarily unavailable"})");
+  ASSERT_EQ(t.headers.size(), 1u);
+  EXPECT_EQ(t.headers[0].second, "1");
+
   DbError other{DbErrorKind::kUniqueViolation, "23505", "duplicate key", "users_email_key"};
   Response o = errors::database(other);
   EXPECT_EQ(o.status, 500);

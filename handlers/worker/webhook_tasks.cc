@@ -35,7 +35,8 @@ namespace {
 constexpr int kMaxInFlight = 64;
 // Rows in flight at once (leased by any worker) per subscription and per
 // tenant: a receiver that hangs, or a tenant with many of them, holds at most
-// these slots, and the others keep serving every other subscription.
+// these slots, and the others keep serving every other subscription. A
+// subscription whose last attempt failed gets one row at a time.
 constexpr int kPerWebhookInFlight = 4;
 constexpr int kPerTenantInFlight = 8;
 // Lease beyond the attempt's own timeout: claiming, signing and recording.
@@ -56,8 +57,8 @@ const Statement kCancelDeleted{
     " AND d.status = 'pending' AND d.next_attempt_at <= now() "
     " AND (d.lease_until IS NULL OR d.lease_until < now())"};
 
-// $1 rows wanted, $2 lease seconds, $3 rows in flight per subscription, $4
-// per tenant. Returns what an attempt needs; the lease value comes back as
+// $1 rows wanted, $2 lease seconds, $3 rows in flight per subscription (one
+// while it is failing), $4 per tenant. Returns what an attempt needs; the lease value comes back as
 // text and is handed back unchanged as the fence.
 //
 // Fair, not oldest-first across the installation: each active subscription
@@ -76,7 +77,8 @@ const Statement kClaim{
     "  SELECT tenant_id, webhook_id, count(*) AS n FROM webhook_deliveries "
     "  WHERE status = 'pending' AND lease_until >= now() GROUP BY tenant_id, webhook_id), "
     "offered AS MATERIALIZED ("
-    "  SELECT c.tenant_id, c.id, c.webhook_id, c.next_attempt_at, COALESCE(f.n, 0) AS busy "
+    "  SELECT c.tenant_id, c.id, c.webhook_id, c.next_attempt_at, COALESCE(f.n, 0) AS busy, "
+    "         CASE WHEN w.failing_since IS NULL THEN $3 ELSE 1 END AS cap "
     "  FROM webhooks w "
     "  LEFT JOIN in_flight f ON f.tenant_id = w.tenant_id AND f.webhook_id = w.id "
     "  CROSS JOIN LATERAL ("
@@ -84,13 +86,14 @@ const Statement kClaim{
     "    WHERE c.tenant_id = w.tenant_id AND c.webhook_id = w.id AND c.status = 'pending' "
     "      AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now()) "
     "    ORDER BY c.next_attempt_at, c.id LIMIT $3) c "
-    "  WHERE w.is_active AND COALESCE(f.n, 0) < $3), "
+    "  WHERE w.is_active AND COALESCE(f.n, 0) < CASE WHEN w.failing_since IS NULL THEN $3 ELSE 1 "
+    "END), "
     "per_webhook AS ("
     "  SELECT o.tenant_id, o.id, o.next_attempt_at FROM ("
     "    SELECT *, busy + row_number() OVER ("
     "      PARTITION BY tenant_id, webhook_id ORDER BY next_attempt_at, id) AS slot "
     "    FROM offered) o "
-    "  WHERE o.slot <= $3), "
+    "  WHERE o.slot <= o.cap), "
     "per_tenant AS ("
     "  SELECT p.tenant_id, p.id, p.next_attempt_at, p.rank FROM ("
     "    SELECT *, row_number() OVER ("
@@ -117,26 +120,40 @@ const Statement kClaim{
     "  e.payload::text, e.created_at"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status.
+// Returns how many rows it recorded (0: the lease had passed on). A
+// subscription that was failing is not any more.
 const Statement kRecordDelivered{
     "webhook_deliveries_delivered",
-    "UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), "
-    "  response_status = $4, error = NULL, lease_until = NULL "
-    "WHERE tenant_id = $1 AND id = $2 AND lease_until = $3::timestamptz"};
+    "WITH d AS ("
+    "  UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), "
+    "    response_status = $4, error = NULL, lease_until = NULL "
+    "  WHERE tenant_id = $1 AND id = $2 AND lease_until = $3::timestamptz "
+    "  RETURNING tenant_id, webhook_id), "
+    "recovered AS ("
+    "  UPDATE webhooks w SET failing_since = NULL FROM d "
+    "  WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id AND w.failing_since IS NOT NULL) "
+    "SELECT count(*) FROM d"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status or NULL, $5 error,
 // $6 delay in ms, $7 max attempts. A subscription deleted meanwhile is not
-// retried.
+// retried. Returns the row's new status; the subscription is failing from
+// now on, until a delivery succeeds.
 const Statement kRecordFailed{
     "webhook_deliveries_failed",
-    "UPDATE webhook_deliveries d SET "
-    "  status = CASE WHEN d.attempts >= $7 OR NOT w.is_active THEN 'failed' ELSE 'pending' END, "
-    "  response_status = $4, "
-    "  error = CASE WHEN w.is_active THEN $5::text "
-    "    ELSE $5::text || ' (webhook deleted; not retried)' END, "
-    "  next_attempt_at = now() + make_interval(secs => $6::float8 / 1000), lease_until = NULL "
-    "FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
-    "  AND d.tenant_id = $1 AND d.id = $2 AND d.lease_until = $3::timestamptz "
-    "RETURNING d.status"};
+    "WITH d AS ("
+    "  UPDATE webhook_deliveries d SET "
+    "    status = CASE WHEN d.attempts >= $7 OR NOT w.is_active THEN 'failed' ELSE 'pending' END, "
+    "    response_status = $4, "
+    "    error = CASE WHEN w.is_active THEN $5::text "
+    "      ELSE $5::text || ' (webhook deleted; not retried)' END, "
+    "    next_attempt_at = now() + make_interval(secs => $6::float8 / 1000), lease_until = NULL "
+    "  FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
+    "    AND d.tenant_id = $1 AND d.id = $2 AND d.lease_until = $3::timestamptz "
+    "  RETURNING d.tenant_id, d.webhook_id, d.status), "
+    "failing AS ("
+    "  UPDATE webhooks w SET failing_since = now() FROM d "
+    "  WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id AND w.failing_since IS NULL) "
+    "SELECT status FROM d"};
 
 // A row whose previous attempt was its last one but never reported back (the
 // worker died): it is failed without a further attempt. $4 error.
@@ -199,7 +216,7 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
     if (!done.ok()) {
       log_error("webhook %s: recording the delivery failed: %s", msg_id.c_str(),
                 done.error().message.c_str());
-    } else if (done->affected() == 0) {
+    } else if (done->int64(0, 0) == 0) {
       log_warn("webhook %s: delivered, but the lease had passed to another worker", msg_id.c_str());
     }
     return;

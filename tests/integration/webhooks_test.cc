@@ -620,6 +620,10 @@ TEST_F(WebhooksTest, FailingReceiverIsRetriedWithGrowingGapsUntilItAnswers2xx) {
   };
   auto [first, delay1] = recorded_failure(1);
   EXPECT_EQ(first, "pending|500|HTTP 500|1");
+  const std::string failing =
+      "SELECT (failing_since IS NOT NULL)::text FROM webhooks WHERE id = " + to_string(hook.id) +
+      " AND tenant_id = " + to_string(tenant);
+  EXPECT_EQ(sql(failing), (std::vector<std::string>{"true"}));
   auto [second, delay2] = recorded_failure(2);
   EXPECT_EQ(second, "pending|500|HTTP 500|2");
   // Backoff with base 1 s: 1 s, then 2 s, each at most 20% shorter (plus the
@@ -646,6 +650,8 @@ TEST_F(WebhooksTest, FailingReceiverIsRetriedWithGrowingGapsUntilItAnswers2xx) {
   std::printf("backoff %.2f s, %.2f s; retries arrived after %.2f s, %.2f s\n", delay1, delay2,
               gap1, gap2);
 
+  // Delivered: no longer failing.
+  EXPECT_EQ(sql(failing), (std::vector<std::string>{"false"}));
   EXPECT_EQ(json_get_int(record.get(), "attempts"), 3);
   EXPECT_EQ(json_get_int(record.get(), "response_status"), 204);
   EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "error")));
@@ -977,6 +983,50 @@ TEST_F(WebhooksTest, TenantWithManyHangingReceiversHoldsEightSlotsAndOtherTenant
   }
   silent.close();
   EXPECT_TRUE(worker.stop());
+}
+
+TEST_F(WebhooksTest, AFailingSubscriptionIsSentOneRowAtATime) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  SilentPort silent;
+  StackWorkerPause pause;
+  Hook hook = create_hook(admin, tenant, silent.url(), R"(["member.role_updated"])");
+  toggle_role(admin, tenant, member.id, 10);
+  std::string rows = "tenant_id = " + to_string(tenant) + " AND webhook_id = " + to_string(hook.id);
+  const std::string failing = "SELECT (failing_since IS NOT NULL)::text FROM webhooks WHERE " +
+                              std::string("tenant_id = ") + to_string(tenant) +
+                              " AND id = " + to_string(hook.id);
+  ASSERT_EQ(sql(failing), (std::vector<std::string>{"false"}));
+  {
+    // Its first four attempts time out after 1 s: the subscription is failing.
+    WorkerProcess impatient(std::map<std::string, std::string>{{"WEBHOOK_TIMEOUT_SECONDS", "1"}});
+    auto deadline = Clock::now() + 30s;
+    while (sql("SELECT count(*) FROM webhook_deliveries WHERE error IS NOT NULL AND " + rows)[0] ==
+               "0" &&
+           Clock::now() < deadline) {
+      std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_TRUE(impatient.stop());
+  }
+  ASSERT_EQ(sql(failing), (std::vector<std::string>{"true"}));
+
+  // Now one row at a time, however many are due (fresh ones and retries).
+  int before = silent.accepted();
+  WorkerProcess patient(kLongTimeout);
+  EXPECT_TRUE(silent.wait_accepted(before + 1, 10s)) << silent.accepted() - before;
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_EQ(silent.accepted(), before + 1);
+  EXPECT_EQ(sql("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' "
+                "AND lease_until > now() AND " +
+                rows),
+            (std::vector<std::string>{"1"}));
+
+  ASSERT_EQ(
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(hook.id), {.token = admin}).status,
+      200);
+  silent.close();
+  EXPECT_TRUE(patient.stop());
 }
 
 }  // namespace

@@ -26,19 +26,24 @@ const Statement kAuthenticate{
     "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
 
 // The same check sent with a read of the tenant's data
-// (authenticate_tenant_header_read): for a live session of a caller who is
-// not a member, an error (SQLSTATE CA403, sql/014) instead of a NULL role,
-// which stops the pipeline before the read runs. ca_refuse() is called only
-// when the role is NULL.
+// (authenticate_tenant_header_read), as one value: the caller's role. When
+// there is no live session (SQLSTATE CA401) or the caller is not a member
+// (CA403) it raises instead (sql/014), and the error stops the pipeline
+// before the read is parsed or run: a logged-out token or a stranger to the
+// tenant never makes the database read its rows. The session first, so
+// that a dead session is a 401 whatever the tenant. ca_refuse() runs only on
+// those paths; a row here always has a role.
+constexpr const char* kNoSessionState = "CA401";
 constexpr const char* kNotMemberState = "CA403";
 const Statement kAuthenticateForRead{
     "auth_session_for_read",
-    "SELECT s.user_id, "
-    "       COALESCE((SELECT m.role FROM memberships m "
-    "                 WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
-    "                ca_refuse('CA403', 'not a member of the tenant')) "
-    "FROM sessions s "
-    "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
+    "SELECT CASE WHEN (SELECT s.user_id FROM sessions s "
+    "                  WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL "
+    "                    AND s.expires_at > now()) IS NULL "
+    "            THEN ca_refuse('CA401', 'no live session') "
+    "            ELSE COALESCE((SELECT m.role FROM memberships m "
+    "                           WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
+    "                          ca_refuse('CA403', 'not a member of the tenant')) END"};
 
 const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
@@ -93,30 +98,33 @@ Result<TokenClaims> verify_bearer(const Ctx& ctx) {
 Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t> tenant_id,
                       const Db::Query* read = nullptr) {
   Lookup out;
-  std::vector<DbResult> results;
+  out.who.session_id = claims.jti;
+  if (tenant_id) out.who.tenant_id = *tenant_id;
   if (read != nullptr) {
-    results =
+    std::vector<DbResult> results =
         ctx.db.pipeline({{&kAuthenticateForRead, {claims.jti, claims.sub, tenant_id}}, *read});
+    DbResult& r = results[0];
+    if (!r.ok()) {
+      // The read was not run.
+      if (r.error().sqlstate == kNoSessionState) return errors::unauthenticated();
+      if (r.error().sqlstate != kNotMemberState) return errors::database(r.error());
+      return out;  // not a member: 403
+    }
+    // The session matched the token's subject.
+    out.who.user_id = claims.sub;
+    out.member = true;
+    out.who.role = role_parse(r->text(0, 0)).value_or(Role::kMember);
     out.read.emplace(std::move(results[1]));
-  } else {
-    results.push_back(ctx.db.exec(kAuthenticate, {claims.jti, claims.sub, tenant_id}));
-  }
-  DbResult& r = results[0];
-  if (!r.ok()) {
-    if (r.error().sqlstate != kNotMemberState) return errors::database(r.error());
-    // Raised only for the row of a live session whose user is not a member
-    // (a 403); the read was not run.
-    out.read.reset();
     return out;
   }
+  DbResult r = ctx.db.exec(kAuthenticate, {claims.jti, claims.sub, tenant_id});
+  if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
-  out.who.session_id = claims.jti;
   if (!r->is_null(0, 1)) {
     out.member = true;
     out.who.role = role_parse(r->text(0, 1)).value_or(Role::kMember);
   }
-  if (tenant_id) out.who.tenant_id = *tenant_id;
   return out;
 }
 

@@ -89,7 +89,7 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   c.webhook_timeout_seconds =
       static_cast<int>(int_env(program, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 300));
   c.db_statement_timeout_seconds =
-      static_cast<int>(int_env(program, "DB_STATEMENT_TIMEOUT_SECONDS", 20, 1, 3600));
+      static_cast<int>(int_env(program, "DB_STATEMENT_TIMEOUT_SECONDS", 20, 1, 25));
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");
   return c;

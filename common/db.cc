@@ -325,6 +325,13 @@ Transaction::~Transaction() {
 
 DbResult Transaction::commit() {
   done_ = true;
+  if (std::chrono::steady_clock::now() > db_.commit_deadline_) {
+    DbResult rolled_back = db_.exec_sql("ROLLBACK");
+    (void)rolled_back;
+    db_.tx_open_ = false;
+    return DbError{DbErrorKind::kTimeout, "",
+                   "the request ran past its time limit; rolled back instead of committed", ""};
+  }
   DbResult r = db_.exec_sql("COMMIT");
   db_.tx_open_ = false;
   return r;

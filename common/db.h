@@ -9,6 +9,7 @@
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -146,6 +147,14 @@ class Db {
   DbResult exec_sql(const char* sql);
 
   bool in_transaction() const;
+  // After `deadline` a Transaction on this connection does not commit: it
+  // rolls back and commit() fails with kTimeout. The serve loop sets it per
+  // request, so that nothing commits once nginx may have given up waiting
+  // (a request whose statements each stayed under the statement timeout
+  // can still take longer than that in total). None by default.
+  void set_commit_deadline(std::chrono::steady_clock::time_point deadline) {
+    commit_deadline_ = deadline;
+  }
   // Connects if needed; false (and logs) when the server cannot be reached.
   bool ensure_connected();
 
@@ -161,6 +170,8 @@ class Db {
 
   std::string conninfo_;
   int statement_timeout_ms_ = 0;
+  std::chrono::steady_clock::time_point commit_deadline_ =
+      std::chrono::steady_clock::time_point::max();
   PGconn* conn_ = nullptr;
   // Set between a Transaction's BEGIN and its end: a lost connection then
   // fails every statement instead of reconnecting into autocommit.

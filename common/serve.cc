@@ -34,6 +34,11 @@ namespace {
 
 // Requests larger than this are refused before reading (nginx caps at 1 MiB).
 constexpr size_t kMaxBody = 1 << 20;
+// nginx gives up on a request after fastcgi_read_timeout (30 s,
+// nginx/commerce-admin.conf.in) and answers 504; past this point a request's
+// transaction rolls back rather than commit a change its client was told
+// failed. (DB_STATEMENT_TIMEOUT_SECONDS is at most this long too.)
+constexpr auto kCommitDeadline = std::chrono::seconds(25);
 
 struct Options {
   const char* socket_path = nullptr;
@@ -202,6 +207,7 @@ struct Dispatcher {
 };
 
 void serve_request(const Dispatcher& d, FCGX_Request& r) {
+  auto started = std::chrono::steady_clock::now();
   Request req;
   req.method = param(r, "REQUEST_METHOD");
   // nginx passes only what is read here (nginx/commerce-admin.conf.in).
@@ -221,6 +227,7 @@ void serve_request(const Dispatcher& d, FCGX_Request& r) {
   if (read_body(r, &req.body)) {
     // The connection is held for the handler only, not while writing.
     DbPool::Lease db = d.pool->acquire();
+    (*db).set_commit_deadline(started + kCommitDeadline);
     resp = dispatch(*d.router, req, *db, *d.config);
   } else {
     resp = Response::error(413, "Request body too large");

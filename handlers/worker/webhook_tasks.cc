@@ -120,40 +120,43 @@ const Statement kClaim{
     "  e.payload::text, e.created_at"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status.
-// Returns how many rows it recorded (0: the lease had passed on). A
-// subscription that was failing is not any more.
+// Columns: the subscription's id and whether it was failing; no row when
+// the lease had passed on.
 const Statement kRecordDelivered{
     "webhook_deliveries_delivered",
-    "WITH d AS ("
-    "  UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), "
-    "    response_status = $4, error = NULL, lease_until = NULL "
-    "  WHERE tenant_id = $1 AND id = $2 AND lease_until = $3::timestamptz "
-    "  RETURNING tenant_id, webhook_id), "
-    "recovered AS ("
-    "  UPDATE webhooks w SET failing_since = NULL FROM d "
-    "  WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id AND w.failing_since IS NOT NULL) "
-    "SELECT count(*) FROM d"};
+    "UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now(), "
+    "  response_status = $4, error = NULL, lease_until = NULL "
+    "FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
+    "  AND d.tenant_id = $1 AND d.id = $2 AND d.lease_until = $3::timestamptz "
+    "RETURNING d.webhook_id, w.failing_since IS NOT NULL"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status or NULL, $5 error,
 // $6 delay in ms, $7 max attempts. A subscription deleted meanwhile is not
-// retried. Returns the row's new status; the subscription is failing from
-// now on, until a delivery succeeds.
+// retried. Columns: the row's new status, the subscription's id and whether
+// it was failing.
 const Statement kRecordFailed{
     "webhook_deliveries_failed",
-    "WITH d AS ("
-    "  UPDATE webhook_deliveries d SET "
-    "    status = CASE WHEN d.attempts >= $7 OR NOT w.is_active THEN 'failed' ELSE 'pending' END, "
-    "    response_status = $4, "
-    "    error = CASE WHEN w.is_active THEN $5::text "
-    "      ELSE $5::text || ' (webhook deleted; not retried)' END, "
-    "    next_attempt_at = now() + make_interval(secs => $6::float8 / 1000), lease_until = NULL "
-    "  FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
-    "    AND d.tenant_id = $1 AND d.id = $2 AND d.lease_until = $3::timestamptz "
-    "  RETURNING d.tenant_id, d.webhook_id, d.status), "
-    "failing AS ("
-    "  UPDATE webhooks w SET failing_since = now() FROM d "
-    "  WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id AND w.failing_since IS NULL) "
-    "SELECT status FROM d"};
+    "UPDATE webhook_deliveries d SET "
+    "  status = CASE WHEN d.attempts >= $7 OR NOT w.is_active THEN 'failed' ELSE 'pending' END, "
+    "  response_status = $4, "
+    "  error = CASE WHEN w.is_active THEN $5::text "
+    "    ELSE $5::text || ' (webhook deleted; not retried)' END, "
+    "  next_attempt_at = now() + make_interval(secs => $6::float8 / 1000), lease_until = NULL "
+    "FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
+    "  AND d.tenant_id = $1 AND d.id = $2 AND d.lease_until = $3::timestamptz "
+    "RETURNING d.status, d.webhook_id, w.failing_since IS NOT NULL"};
+
+// A subscription is failing from its first failed attempt until a delivery
+// succeeds ($1 tenant, $2 webhook, $3 failing). Written only when that
+// changes, and as a statement of its own after the delivery's record: the
+// record locks the delivery row only, as deleting a subscription locks the
+// subscription and then its deliveries, so the two cannot deadlock. Two
+// outcomes recorded at the same instant may leave the older one's state
+// until the subscription's next attempt.
+const Statement kSetFailing{
+    "webhooks_set_failing",
+    "UPDATE webhooks SET failing_since = CASE WHEN $3::boolean THEN now() END "
+    "WHERE tenant_id = $1 AND id = $2 AND (failing_since IS NOT NULL) <> $3::boolean"};
 
 // A row whose previous attempt was its last one but never reported back (the
 // worker died): it is failed without a further attempt. $4 error.
@@ -207,6 +210,30 @@ WebhookRequest build_request(const Claimed& c, int64_t now_unix, std::string* pr
   return req;
 }
 
+void set_failing(Db& db, int64_t tenant_id, int64_t webhook_id, bool failing) {
+  DbResult r = db.exec(kSetFailing, {tenant_id, webhook_id, failing});
+  if (!r.ok()) {
+    log_error("webhook subscription %lld (tenant %lld): could not record that it %s: %s",
+              static_cast<long long>(webhook_id), static_cast<long long>(tenant_id),
+              failing ? "is failing" : "recovered", r.error().message.c_str());
+  }
+}
+
+// The log line of a failed attempt that was recorded.
+void log_outcome(const Claimed& c, const WebhookResponse& r, bool for_good, int64_t delay_ms) {
+  std::string msg_id = webhook_message_id(c.tenant_id, c.id);
+  if (for_good) {
+    // The delivery, not its URL: receivers often put a credential in it.
+    log_warn("webhook %s (tenant %lld, delivery %lld): failed for good after attempt %d: %s",
+             msg_id.c_str(), static_cast<long long>(c.tenant_id), static_cast<long long>(c.id),
+             c.attempt, r.error.c_str());
+  } else {
+    log_info("webhook %s (tenant %lld, delivery %lld): attempt %d failed (%s); next in %.1f s",
+             msg_id.c_str(), static_cast<long long>(c.tenant_id), static_cast<long long>(c.id),
+             c.attempt, r.error.c_str(), static_cast<double>(delay_ms) / 1000.0);
+  }
+}
+
 void record(Db& db, const Config& config, const Claimed& c, const WebhookResponse& r) {
   std::string msg_id = webhook_message_id(c.tenant_id, c.id);
   std::optional<int64_t> status;
@@ -216,8 +243,10 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
     if (!done.ok()) {
       log_error("webhook %s: recording the delivery failed: %s", msg_id.c_str(),
                 done.error().message.c_str());
-    } else if (done->int64(0, 0) == 0) {
+    } else if (done->empty()) {
       log_warn("webhook %s: delivered, but the lease had passed to another worker", msg_id.c_str());
+    } else if (done->boolean(0, 1)) {
+      set_failing(db, c.tenant_id, done->int64(0, 0), false);
     }
     return;
   }
@@ -233,15 +262,9 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
   } else if (done->empty()) {
     log_warn("webhook %s: attempt %d failed (%s); the lease had passed to another worker",
              msg_id.c_str(), c.attempt, r.error.c_str());
-  } else if (done->text(0, 0) == "failed") {
-    // The delivery, not its URL: receivers often put a credential in it.
-    log_warn("webhook %s (tenant %lld, delivery %lld): failed for good after attempt %d: %s",
-             msg_id.c_str(), static_cast<long long>(c.tenant_id), static_cast<long long>(c.id),
-             c.attempt, r.error.c_str());
   } else {
-    log_info("webhook %s (tenant %lld, delivery %lld): attempt %d failed (%s); next in %.1f s",
-             msg_id.c_str(), static_cast<long long>(c.tenant_id), static_cast<long long>(c.id),
-             c.attempt, r.error.c_str(), static_cast<double>(delay_ms) / 1000.0);
+    if (!done->boolean(0, 2)) set_failing(db, c.tenant_id, done->int64(0, 1), true);
+    log_outcome(c, r, done->text(0, 0) == "failed", delay_ms);
   }
 }
 

@@ -290,7 +290,14 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
 }
 
 DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
-  bool retry_safe = !tx_open_ && !in_transaction() && read_only(stmt.sql);
+  bool autocommit = !tx_open_ && !in_transaction();
+  if (autocommit && !read_only(stmt.sql) &&
+      deadline_ - std::chrono::steady_clock::now() <
+          std::chrono::milliseconds(statement_timeout_ms_)) {
+    return DbError{DbErrorKind::kTimeout, "",
+                   "not started: it could still be running at the request's time limit", ""};
+  }
+  bool retry_safe = autocommit && read_only(stmt.sql);
   DbResult r = run(stmt, params);
   if (!r.ok() && r.error().kind == DbErrorKind::kConnection && retry_safe) {
     // The server restarted or the connection broke: one fresh try.
@@ -325,7 +332,7 @@ Transaction::~Transaction() {
 
 DbResult Transaction::commit() {
   done_ = true;
-  if (std::chrono::steady_clock::now() > db_.commit_deadline_) {
+  if (std::chrono::steady_clock::now() > db_.deadline_) {
     DbResult rolled_back = db_.exec_sql("ROLLBACK");
     (void)rolled_back;
     db_.tx_open_ = false;

@@ -147,13 +147,15 @@ class Db {
   DbResult exec_sql(const char* sql);
 
   bool in_transaction() const;
-  // After `deadline` a Transaction on this connection does not commit: it
-  // rolls back and commit() fails with kTimeout. The serve loop sets it per
-  // request, so that nothing commits once nginx may have given up waiting
-  // (a request whose statements each stayed under the statement timeout
-  // can still take longer than that in total). None by default.
-  void set_commit_deadline(std::chrono::steady_clock::time_point deadline) {
-    commit_deadline_ = deadline;
+  // Nothing this connection writes commits after `deadline`: a Transaction
+  // then rolls back and commit() fails with kTimeout, and a write outside a
+  // transaction that could still be running then (it may take the statement
+  // timeout) is not started (kTimeout). The serve loop sets it per request,
+  // so that nothing commits once nginx may have given up waiting: statements
+  // that each stay under the statement timeout can take longer in total,
+  // and a request may have waited for a thread before. None by default.
+  void set_request_deadline(std::chrono::steady_clock::time_point deadline) {
+    deadline_ = deadline;
   }
   // Connects if needed; false (and logs) when the server cannot be reached.
   bool ensure_connected();
@@ -170,8 +172,7 @@ class Db {
 
   std::string conninfo_;
   int statement_timeout_ms_ = 0;
-  std::chrono::steady_clock::time_point commit_deadline_ =
-      std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   PGconn* conn_ = nullptr;
   // Set between a Transaction's BEGIN and its end: a lost connection then
   // fails every statement instead of reconnecting into autocommit.

@@ -67,8 +67,7 @@ Response internal(std::string_view what, ErrorStyle style) {
 Response database(const DbError& error, ErrorStyle style) {
   if (error.kind == DbErrorKind::kConnection || error.kind == DbErrorKind::kTimeout) {
     if (error.kind == DbErrorKind::kTimeout) {
-      log_warn("database statement timed out (DB_STATEMENT_TIMEOUT_SECONDS): %s",
-               error.message.c_str());
+      log_warn("request past its database time limit: %s", error.message.c_str());
     } else {
       log_error("database unavailable: %s", error.message.c_str());
     }

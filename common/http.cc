@@ -2,7 +2,24 @@
 
 #include <poll.h>
 
+#include <cstdlib>
+
 namespace ca {
+
+std::optional<std::chrono::milliseconds> request_age(const char* request_start,
+                                                     std::chrono::system_clock::time_point now) {
+  if (request_start == nullptr || *request_start == '\0') return std::nullopt;
+  char* end = nullptr;
+  double seconds = std::strtod(request_start, &end);
+  // (Also refuses NaN and anything past the year 5000, before the cast.)
+  if (end == request_start || *end != '\0' || !(seconds > 0 && seconds < 1e11)) {
+    return std::nullopt;
+  }
+  auto since_epoch = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch());
+  auto age = since_epoch - std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0));
+  if (age < std::chrono::milliseconds(0) || age > std::chrono::hours(1)) return std::nullopt;
+  return age;
+}
 
 bool client_gone(const Request& req) {
   if (req.connection_fd < 0) return false;

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +34,12 @@ struct Request {
   // The decoded value of query parameter `name`, if present.
   std::optional<std::string> query_param(std::string_view name) const;
 };
+
+// How long ago nginx passed the request on, from its REQUEST_START
+// parameter (nginx's $msec: unix seconds with milliseconds) and the time
+// `now`; nullopt when absent, malformed, in the future or over an hour old.
+std::optional<std::chrono::milliseconds> request_age(const char* request_start,
+                                                     std::chrono::system_clock::time_point now);
 
 // True when the connection `req` came on has been closed by nginx: the
 // client went away (nginx drops the upstream connection when its client

@@ -35,10 +35,11 @@ namespace {
 // Requests larger than this are refused before reading (nginx caps at 1 MiB).
 constexpr size_t kMaxBody = 1 << 20;
 // nginx gives up on a request after fastcgi_read_timeout (30 s,
-// nginx/commerce-admin.conf.in) and answers 504; past this point a request's
-// transaction rolls back rather than commit a change its client was told
-// failed. (DB_STATEMENT_TIMEOUT_SECONDS is at most this long too.)
-constexpr auto kCommitDeadline = std::chrono::seconds(25);
+// nginx/commerce-admin.conf.in) and answers 504. Nothing a request writes
+// may commit after this point, counted from when nginx passed it on (see
+// Db::set_request_deadline), lest a client told it failed find it done.
+// (DB_STATEMENT_TIMEOUT_SECONDS is at most this long too.)
+constexpr auto kRequestDeadline = std::chrono::seconds(25);
 
 struct Options {
   const char* socket_path = nullptr;
@@ -207,7 +208,13 @@ struct Dispatcher {
 };
 
 void serve_request(const Dispatcher& d, FCGX_Request& r) {
+  // When nginx passed the request on: its timeout runs from there, and the
+  // request may have waited for a free thread since.
   auto started = std::chrono::steady_clock::now();
+  if (auto age =
+          request_age(FCGX_GetParam("REQUEST_START", r.envp), std::chrono::system_clock::now())) {
+    started -= *age;
+  }
   Request req;
   req.method = param(r, "REQUEST_METHOD");
   // nginx passes only what is read here (nginx/commerce-admin.conf.in).
@@ -227,7 +234,7 @@ void serve_request(const Dispatcher& d, FCGX_Request& r) {
   if (read_body(r, &req.body)) {
     // The connection is held for the handler only, not while writing.
     DbPool::Lease db = d.pool->acquire();
-    (*db).set_commit_deadline(started + kCommitDeadline);
+    (*db).set_request_deadline(started + kRequestDeadline);
     resp = dispatch(*d.router, req, *db, *d.config);
   } else {
     resp = Response::error(413, "Request body too large");

@@ -83,6 +83,20 @@ void set_role(const std::string& token, int64_t tenant, int64_t user, const std:
   ASSERT_EQ(r.status, 200) << r.body;
 }
 
+// A fresh tenant of the seeded admin, with a MEMBER whose role changes make
+// member.role_updated events (toggle_role).
+struct TenantWithMember {
+  std::string admin;
+  int64_t tenant = 0;
+  TestUser member;
+};
+TenantWithMember tenant_with_member() {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  return {admin, tenant, member};
+}
+
 // Emits `n` member.role_updated events: the role goes to ADMIN and back.
 void toggle_role(const std::string& token, int64_t tenant, int64_t user, int n) {
   for (int i = 0; i < n; ++i) set_role(token, tenant, user, i % 2 ? "MEMBER" : "ADMIN");
@@ -412,9 +426,7 @@ TEST_F(WebhooksTest, CreateRefusesUrlsThatAreNotAbsoluteHttp) {
 }
 
 TEST_F(WebhooksTest, EveryOperationNeedsAnAdminOfAnExistingTenant) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin);
-  TestUser member = add_user(admin, tenant, "MEMBER");
+  auto [admin, tenant, member] = tenant_with_member();
   std::string stranger = add_user(admin, create_tenant(admin), "ADMIN").token;
   Hook hook = create_hook(admin, tenant, "http://example.com/hook");
   const std::string body = R"({"url":"http://example.com/x","events":["*"]})";
@@ -705,9 +717,7 @@ TEST_F(WebhooksTest, RetryAfterOf429And503IsHonoured) {
 }
 
 TEST_F(WebhooksTest, SeveralWorkersDeliverEachRowExactlyOnce) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin);
-  TestUser member = add_user(admin, tenant, "MEMBER");
+  auto [admin, tenant, member] = tenant_with_member();
   Receiver receiver;
   StackWorkerPause pause;
   Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
@@ -813,9 +823,7 @@ TEST_F(WebhooksTest, WorkerKilledMidDeliveryLeavesTheRowToBeRetried) {
 }
 
 TEST_F(WebhooksTest, DeletedWebhookGetsNothingNewAndKeepsItsRecords) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin);
-  TestUser member = add_user(admin, tenant, "MEMBER");
+  auto [admin, tenant, member] = tenant_with_member();
   Receiver gone_rx, kept_rx;
   Hook gone = create_hook(admin, tenant, gone_rx.url());
   Hook kept = create_hook(admin, tenant, kept_rx.url());
@@ -838,9 +846,7 @@ TEST_F(WebhooksTest, DeletedWebhookGetsNothingNewAndKeepsItsRecords) {
 }
 
 TEST_F(WebhooksTest, DeletingAWebhookEndsItsPendingDeliveries) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin);
-  TestUser member = add_user(admin, tenant, "MEMBER");
+  auto [admin, tenant, member] = tenant_with_member();
   Receiver gone_rx, kept_rx;
   StackWorkerPause pause;
   Hook gone = create_hook(admin, tenant, gone_rx.url());
@@ -904,9 +910,7 @@ std::string attempts_of(const std::string& where) {
 }
 
 TEST_F(WebhooksTest, HangingReceiverHoldsFourSlotsAndTheNextSubscriptionIsNotKeptWaiting) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin);
-  TestUser member = add_user(admin, tenant, "MEMBER");
+  auto [admin, tenant, member] = tenant_with_member();
   SilentPort silent;
   Receiver fast;
   StackWorkerPause pause;
@@ -986,9 +990,7 @@ TEST_F(WebhooksTest, TenantWithManyHangingReceiversHoldsEightSlotsAndOtherTenant
 }
 
 TEST_F(WebhooksTest, AFailingSubscriptionIsSentOneRowAtATime) {
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin);
-  TestUser member = add_user(admin, tenant, "MEMBER");
+  auto [admin, tenant, member] = tenant_with_member();
   SilentPort silent;
   StackWorkerPause pause;
   Hook hook = create_hook(admin, tenant, silent.url(), R"(["member.role_updated"])");

@@ -12,6 +12,7 @@
 // row over.
 #include <sodium.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <optional>
@@ -47,6 +48,10 @@ constexpr auto kPassBudget = std::chrono::seconds(30);
 // While requests are in flight and nothing finishes, how often to look for
 // rows that became due meanwhile.
 constexpr auto kReclaimInterval = std::chrono::seconds(1);
+// Claims while requests finish are at least this far apart: a claim probes
+// every active subscription, and one per finished request would cost the
+// database that many probes per delivery.
+constexpr auto kMinClaimGap = std::chrono::milliseconds(50);
 
 // Pending rows of deleted subscriptions that became due (a fan-out that raced
 // the deletion): never attempted.
@@ -281,16 +286,20 @@ class Delivery {
   int run() {
     auto started = std::chrono::steady_clock::now();
     int claimed_total = 0;
-    bool claiming = true;   // false once the budget is spent or the database failed
-    bool claim_now = true;  // at the start, and when a request finished (slots were freed)
+    bool claiming = true;    // false once the budget is spent or the database failed
+    bool claim_now = false;  // a request finished since the last claim (slots were freed)
     for (;;) {
       auto now = std::chrono::steady_clock::now();
       if (now - started >= kPassBudget || stop_requested()) claiming = false;
       int free = kMaxInFlight - static_cast<int>(sender_.in_flight());
       int claimed = 0;
-      if (claiming && free > 0 && (claim_now || now - last_claim_ >= kReclaimInterval)) {
+      auto since_claim = now - last_claim_;
+      bool due = sender_.in_flight() == 0 || (claim_now && since_claim >= kMinClaimGap) ||
+                 since_claim >= kReclaimInterval;
+      if (claiming && free > 0 && due) {
         claimed = claim(free);
         last_claim_ = now;
+        claim_now = false;
         if (claimed < 0) {
           if (claimed_total == 0 && sender_.in_flight() == 0) return -1;
           claiming = false;  // finish what is in flight
@@ -302,10 +311,17 @@ class Delivery {
         // Done, unless the last claim settled rows without sending them
         // (more may be due).
         if (!claiming || claimed == 0) break;
-        claim_now = true;
         continue;
       }
-      std::vector<WebhookOutcome> finished = sender_.wait(200);
+      // Back in time for a claim that waits only for its gap (not when
+      // every slot is taken: then only a finished request frees one).
+      int wait_ms = 200;
+      if (claim_now && claiming && free > 0) {
+        auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(kMinClaimGap - since_claim);
+        wait_ms = static_cast<int>(std::max<int64_t>(1, left.count()));
+      }
+      std::vector<WebhookOutcome> finished = sender_.wait(wait_ms);
       for (WebhookOutcome& f : finished) {
         auto it = sending_.find(f.tag);
         if (it == sending_.end()) continue;
@@ -313,7 +329,7 @@ class Delivery {
         sending_.erase(it);
       }
       // A finished row frees a slot of its subscription and its tenant too.
-      claim_now = !finished.empty();
+      claim_now = claim_now || !finished.empty();
     }
     return claimed_total;
   }

@@ -291,13 +291,14 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
 
 DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
   bool autocommit = !tx_open_ && !in_transaction();
-  if (autocommit && !read_only(stmt.sql) &&
+  bool reads = read_only(stmt.sql);
+  if (autocommit && !reads &&
       deadline_ - std::chrono::steady_clock::now() <
           std::chrono::milliseconds(statement_timeout_ms_)) {
     return DbError{DbErrorKind::kTimeout, "",
                    "not started: it could still be running at the request's time limit", ""};
   }
-  bool retry_safe = autocommit && read_only(stmt.sql);
+  bool retry_safe = autocommit && reads;
   DbResult r = run(stmt, params);
   if (!r.ok() && r.error().kind == DbErrorKind::kConnection && retry_safe) {
     // The server restarted or the connection broke: one fresh try.

@@ -117,6 +117,13 @@ void json_add_opt_int(cJSON* obj, JsonKey key, const std::optional<int64_t>& val
 
 void json_append(cJSON* array, Json value) { cJSON_AddItemToArray(array, value.release()); }
 
+Json json_raw(std::string_view text) {
+  // cJSON copies a NUL-terminated string.
+  thread_local std::string buf;
+  buf.assign(text);
+  return Json(cJSON_CreateRaw(buf.c_str()));
+}
+
 const cJSON* json_get(const cJSON* obj, const char* key) {
   if (obj == nullptr || !cJSON_IsObject(obj)) return nullptr;
   return cJSON_GetObjectItemCaseSensitive(obj, key);

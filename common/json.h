@@ -58,6 +58,8 @@ void json_add_opt_str(cJSON* obj, JsonKey key, std::optional<std::string_view> v
 // Adds an integer, or null when `value` is empty.
 void json_add_opt_int(cJSON* obj, JsonKey key, const std::optional<int64_t>& value);
 void json_append(cJSON* array, Json value);
+// JSON text printed as it is (e.g. a row's JSON rendered by PostgreSQL).
+Json json_raw(std::string_view text);
 
 // Readers that never allocate; nullptr / nullopt when absent or of another type.
 const cJSON* json_get(const cJSON* obj, const char* key);

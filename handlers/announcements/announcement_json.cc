@@ -3,9 +3,9 @@
 namespace ca {
 
 Json json_column(const Rows& rows, int row, int col) {
+  // jsonb's text is JSON: printed as it is, numbers exactly as stored.
   if (rows.is_null(row, col)) return Json(cJSON_CreateNull());
-  Json value = json_parse(rows.text(row, col));
-  return value ? std::move(value) : Json(cJSON_CreateNull());
+  return json_raw(rows.text(row, col));
 }
 
 Json announcement_json(const Rows& r, int row, AnnouncementView view) {

@@ -31,7 +31,8 @@ constexpr int kListTotal = kAnnouncementColumnCount;
 // One statement for the whole active list. The partial index
 // announcements_live_idx gives the tenant's published rows that have not
 // expired (the expiry is written as that index's expression), however many
-// expired ones the history holds. The caller's read record is looked up per
+// expired ones the history holds. Each row's JSON was rendered when it was
+// written (active_json, sql/016). The caller's read record is looked up per
 // row (LATERAL ... LIMIT 1 cannot be flattened into a join): PostgreSQL cannot
 // estimate a condition on now() and would otherwise plan a hash join over
 // every read record of the user. The sort keys come first: the sort
@@ -41,9 +42,8 @@ constexpr int kListTotal = kAnnouncementColumnCount;
 // more tps with the keys first).
 const Statement kActive{
     "announcements_active",
-    "SELECT a.priority, a.created_at, a.id, a.tenant_id, a.title, a.summary, a.content, a.type, "
-    "       a.status, a.is_public, a.expires_at, a.topic, a.attachment_type, a.attachment_url, "
-    "       a.attachment_metadata::text, r.dismissed IS NOT NULL, COALESCE(r.dismissed, false) "
+    "SELECT a.priority, a.created_at, a.id, a.active_json, r.dismissed IS NOT NULL, "
+    "       COALESCE(r.dismissed, false) "
     "FROM announcements a "
     "LEFT JOIN LATERAL (SELECT r.dismissed FROM announcement_reads r "
     "                   WHERE r.tenant_id = a.tenant_id AND r.announcement_id = a.id "
@@ -53,33 +53,24 @@ const Statement kActive{
     "  AND COALESCE(a.expires_at, 'infinity'::timestamptz) > now() "
     "  AND r.dismissed IS NOT TRUE "
     "ORDER BY a.priority DESC, a.created_at DESC, a.id DESC"};
+enum ActiveColumn { kActiveJson = 3, kActiveIsRead, kActiveIsDismissed };
 
 const Statement kGet{"announcements_get",
                      "SELECT " CA_ANNOUNCEMENT_COLUMNS
                      " FROM announcements a JOIN users u ON u.id = a.created_by "
                      "WHERE a.tenant_id = $1 AND a.id = $2"};
 
+// The stored object with the caller's read state added before its closing
+// brace (the column always holds one object).
 Json active_json(const Rows& r, int row) {
-  Json a = json_object();
-  cJSON* o = a.get();
-  json_add_int(o, "id", r.int64(row, 2));
-  json_add_str(o, "tenant_id", r.text(row, 3));
-  json_add_str(o, "title", r.text(row, 4));
-  json_add_str(o, "summary", r.text(row, 5));
-  json_add_str(o, "content", r.text(row, 6));
-  json_add_str(o, "type", r.text(row, 7));
-  json_add_int(o, "priority", r.int64(row, 0));
-  json_add_str(o, "status", r.text(row, 8));
-  json_add_bool(o, "is_public", r.boolean(row, 9));
-  json_add_opt_str(o, "expires_at", r.opt_text(row, 10));
-  json_add_opt_str(o, "topic", r.opt_text(row, 11));
-  json_add_opt_str(o, "attachment_type", r.opt_text(row, 12));
-  json_add_opt_str(o, "attachment_url", r.opt_text(row, 13));
-  json_add(o, "attachment_metadata", json_column(r, row, 14));
-  json_add_str(o, "created_at", r.text(row, 1));
-  json_add_bool(o, "is_read", r.boolean(row, 15));
-  json_add_bool(o, "is_dismissed", r.boolean(row, 16));
-  return a;
+  std::string_view stored = r.text(row, kActiveJson);
+  std::string out;
+  out.reserve(stored.size() + 40);
+  out.append(stored.substr(0, stored.size() - 1));
+  out += r.boolean(row, kActiveIsRead) ? R"(,"is_read":true)" : R"(,"is_read":false)";
+  out +=
+      r.boolean(row, kActiveIsDismissed) ? R"(,"is_dismissed":true})" : R"(,"is_dismissed":false})";
+  return json_raw(out);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 namespace ca {
 namespace {
 
-const Statement kRead{"products_read", "SELECT " CA_PRODUCT_COLUMNS
+const Statement kRead{"products_read", "SELECT " CA_PRODUCT_JSON
                                        " FROM products p WHERE p.tenant_id = $1 AND p.id = $2 "
                                        "AND p.deleted_at IS NULL"};
 
@@ -22,6 +22,7 @@ const Statement kRead{"products_read", "SELECT " CA_PRODUCT_COLUMNS
 constexpr int kFilterCategory = 1, kFilterName = 2, kFilterPublished = 4, kShortName = 8,
               kAfterId = 16;
 constexpr size_t kListVariants = 32;
+constexpr int kListTotal = 1;  // the column after the product's JSON
 
 struct ListStatements {
   std::array<std::string, kListVariants> names;
@@ -72,7 +73,7 @@ struct ListStatements {
         page_ids = "SELECT p.id FROM products p WHERE " + where + after;
       }
       sql[mask] = "WITH " + total +
-                  " SELECT " CA_PRODUCT_COLUMNS
+                  " SELECT " CA_PRODUCT_JSON
                   ", total.n FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
                   "ANY (ARRAY(" +
                   page_ids +
@@ -151,7 +152,7 @@ Response products_list(Ctx& ctx) {
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
   }
-  Json body = paginated(std::move(data), page, r->int64(0, kProductColumns));
+  Json body = paginated(std::move(data), page, r->int64(0, kListTotal));
   // After a cursor the page's position would take counting every row above
   // it, the cost the cursor exists to avoid: it is not reported.
   if (mask & kAfterId) json_set_null(body.get(), "current_page");

@@ -24,7 +24,7 @@ const Statement kCreate{
     "products_create",
     "INSERT INTO products AS p (tenant_id, name, description, price, stock, category_id, "
     "published) VALUES ($1, $2, $3, $4, COALESCE($5, 0), $6, COALESCE($7, true)) "
-    "RETURNING " CA_PRODUCT_COLUMNS};
+    "RETURNING " CA_PRODUCT_JSON};
 
 // Only sent fields change: $n NULL keeps the column for required fields; for
 // nullable ones a "sent" flag tells "clear" from "keep".
@@ -36,12 +36,12 @@ const Statement kUpdate{
     "  category_id = CASE WHEN $8::boolean THEN $9::bigint ELSE p.category_id END, "
     "  published = COALESCE($10::boolean, p.published), updated_at = now() "
     "WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "RETURNING " CA_PRODUCT_COLUMNS};
+    "RETURNING " CA_PRODUCT_JSON};
 
 const Statement kDelete{"products_delete",
                         "UPDATE products p SET deleted_at = now(), updated_at = now() "
                         "WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-                        "RETURNING " CA_PRODUCT_COLUMNS};
+                        "RETURNING " CA_PRODUCT_JSON};
 
 struct ProductInput {
   Field<std::string> name;

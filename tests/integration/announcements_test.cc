@@ -744,6 +744,32 @@ TEST(AnnouncementsList, EmptyTenantHasAnEmptyFirstPage) {
 
 // --- active list --------------------------------------------------------------
 
+// The item for `id` in the active list as `token` sees it; empty if absent.
+Json active_item(const Tenant& t, const std::string& token, int64_t id) {
+  HttpResponse list = http("GET", kBase + "/active", {.token = token, .tenant = t.header});
+  EXPECT_EQ(list.status, 200) << list.body;
+  const cJSON* item = nullptr;
+  cJSON_ArrayForEach(item, list["data"]) {
+    if (json_get_int(item, "id") == id) return Json(cJSON_Duplicate(item, true));
+  }
+  return nullptr;
+}
+
+// The active item SPEC describes for `id`, built from the single read.
+std::string expected_active(const Tenant& t, int64_t id, bool read, bool dismissed) {
+  HttpResponse full = get(t, path_of(id));
+  const cJSON* rec = full["data"];
+  Json expected = json_object();
+  for (const char* k : {"id", "tenant_id", "title", "summary", "content", "type", "priority",
+                        "status", "is_public", "expires_at", "topic", "attachment_type",
+                        "attachment_url", "attachment_metadata", "created_at"}) {
+    cJSON_AddItemToObject(expected.get(), k, cJSON_Duplicate(json_get(rec, k), true));
+  }
+  json_add_bool(expected.get(), "is_read", read);
+  json_add_bool(expected.get(), "is_dismissed", dismissed);
+  return json_dump(expected.get());
+}
+
 std::vector<int64_t> active_ids(const Tenant& t, const std::string& token) {
   HttpResponse r = http("GET", kBase + "/active", {.token = token, .tenant = t.header});
   EXPECT_EQ(r.status, 200) << r.body;
@@ -783,17 +809,51 @@ TEST(AnnouncementsActive, OnlyActiveOnesOrderedByPriorityThenNewest) {
   EXPECT_EQ(keys_of(r.json.get()), sorted({"success", "data"}));
   const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
   EXPECT_EQ(keys_of(first), kActiveKeys);
-  HttpResponse full = get(t, path_of(high_new));
-  const cJSON* rec = full["data"];
-  Json expected = json_object();
-  for (const char* k : {"id", "tenant_id", "title", "summary", "content", "type", "priority",
-                        "status", "is_public", "expires_at", "topic", "attachment_type",
-                        "attachment_url", "attachment_metadata", "created_at"}) {
-    cJSON_AddItemToObject(expected.get(), k, cJSON_Duplicate(json_get(rec, k), true));
-  }
-  json_add_bool(expected.get(), "is_read", false);
-  json_add_bool(expected.get(), "is_dismissed", false);
-  EXPECT_TRUE(same_json(first, json_dump(expected.get())));
+  EXPECT_TRUE(same_json(first, expected_active(t, high_new, false, false)));
+}
+
+// Each active item is rendered by PostgreSQL when the row is written
+// (sql/016): every kind of write must render it again, and it must say what
+// the single read says, whatever the text holds.
+TEST(AnnouncementsActive, EachItemIsTheRecordAsItIsNowAfterEveryKindOfWrite) {
+  Tenant t = new_tenant();
+  const std::string text = "Say \"hi\" \\ 100%\n\t\x01 \xC3\xA9 \xE6\x97\xA5 </b> \xF0\x9F\x8D\xB5";
+  int64_t id = create(t, R"({"title":)" + json_text(text) + R"(,"summary":)" + json_text(text) +
+                             R"(,"content":)" + json_text(text) + R"(,"type":"alert",
+      "priority":1,"status":"published","is_public":true,"expires_at":")" +
+                             db_time_in(3600) + R"(","topic":"Deals \"x\"",
+      "attachment_type":"link","attachment_url":"https://example.com/a?b=1&c=\"2\"",
+      "attachment_metadata":{"label":"Shop \"now\"","n":[1,2.5,{"x":null}],"ok":true}})");
+  const std::string& token = t.token;
+  EXPECT_TRUE(same_json(active_item(t, token, id).get(), expected_active(t, id, false, false)));
+  EXPECT_EQ(data_str(get(t, path_of(id)), "title"), text);
+  // The metadata is printed as stored (jsonb's text), by both.
+  const std::string stored =
+      R"("attachment_metadata":)" +
+      sql("SELECT attachment_metadata::text FROM announcements WHERE id = " + to_string(id)).at(0);
+  EXPECT_NE(stored.find(R"("n": [1, 2.5, {"x": null}])"), std::string::npos) << stored;
+  EXPECT_NE(get(t, path_of(id)).body.find(stored), std::string::npos);
+  EXPECT_NE(get(t, kBase + "/active").body.find(stored), std::string::npos);
+
+  // Through the API.
+  HttpResponse r = post(t, path_of(id), R"({"title":"Renamed","content":"","priority":0,
+      "expires_at":")" + db_time_in(7200) + R"(","attachment_metadata":{"label":"Other"}})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  Json item = active_item(t, token, id);
+  EXPECT_EQ(json_get_str(item.get(), "title").value_or(""), "Renamed");
+  EXPECT_TRUE(same_json(item.get(), expected_active(t, id, false, false)));
+
+  // The caller's own read state goes with it.
+  ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
+  EXPECT_TRUE(same_json(active_item(t, token, id).get(), expected_active(t, id, true, false)));
+
+  // By anyone else writing the row, here with SQL.
+  sql("UPDATE announcements SET summary = 'From SQL', attachment_metadata = NULL, "
+      "created_at = '2001-02-03 04:05:06+00' WHERE tenant_id = " +
+      t.header + " AND id = " + to_string(id));
+  item = active_item(t, token, id);
+  EXPECT_EQ(json_get_str(item.get(), "created_at").value_or(""), "2001-02-03T04:05:06.000000Z");
+  EXPECT_TRUE(same_json(item.get(), expected_active(t, id, true, false)));
 }
 
 TEST(AnnouncementsActive, ReadAndDismissAreEachCallersOwn) {
@@ -1143,6 +1203,8 @@ TEST(AnnouncementsWorker, PublishesADueScheduledAnnouncementAndPushesIt) {
           " AND tenant_id = " + t.header);
   EXPECT_EQ(published_at, std::vector<std::string>{"t"});
   EXPECT_EQ(active_ids(t, t.token), std::vector<int64_t>{id});
+  // The worker's UPDATE rendered the stored item again (sql/016).
+  EXPECT_TRUE(same_json(active_item(t, t.token, id).get(), expected_active(t, id, false, false)));
 
   rec = poll(t, id, [](const cJSON* a) { return field(a, "push_status") == "success"; });
   EXPECT_EQ(field(rec.get(), "push_status"), "success");

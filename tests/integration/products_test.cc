@@ -182,6 +182,65 @@ TEST(Products, PriceIsStoredAsNumeric12_2AndReturnedAsAJsonNumber) {
   EXPECT_EQ(r.integer("stock"), 2147483647) << r.body;
 }
 
+// PostgreSQL renders a product's JSON when the row is written and stores it
+// (sql/016): every kind of write must render it again, in the API's format
+// byte for byte, with strings escaped the way cJSON escapes them.
+TEST(Products, TheJsonIsRenderedFromTheRowAfterEveryKindOfWrite) {
+  Scope s = fresh_scope(admin_token());
+  int64_t category = create_category(s, "Tea");
+  const std::string name =
+      "Tea \"Ceylon\" \\ 100%_\n\t\x01 \xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x8D\xB5 </b>";
+  const std::string description = "L1\r\nL2\x1f\x7f";
+  HttpResponse created =
+      create(s, "{\"name\":" + json_text(name) + ",\"description\":" + json_text(description) +
+                    ",\"price\":7.10,\"stock\":3,\"category_id\":" + to_string(category) + "}");
+  expect_product(created.json.get(), {.name = name,
+                                      .description = description,
+                                      .price = 7.1,
+                                      .stock = 3,
+                                      .category_id = category});
+  int64_t id = created.integer("id");
+  auto expected = [&](const std::string& middle, const std::string& times) {
+    return "{\"id\":" + to_string(id) + ",\"name\":" + json_text(name) +
+           ",\"description\":" + json_text(description) + middle + times + "}";
+  };
+  const std::string created_times = R"(,"created_at":)" + json_dump(created["created_at"]) +
+                                    R"(,"updated_at":)" + json_dump(created["updated_at"]);
+  EXPECT_EQ(created.body, expected(R"(,"price":7.1,"stock":3,"category_id":)" +
+                                       to_string(category) + R"(,"published":true)",
+                                   created_times));
+  // The read and the list print the same text.
+  EXPECT_EQ(http("GET", item(id), s.call()).body, created.body);
+  HttpResponse list = http("GET", kBase, s.call());
+  EXPECT_NE(list.body.find("[" + created.body + "]"), std::string::npos) << list.body;
+
+  // Through the API.
+  HttpResponse updated = http("POST", item(id), s.call(R"({"stock":9,"published":false})"));
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(int_of(updated.json.get(), "stock"), 9);
+  EXPECT_EQ(http("GET", item(id), s.call()).body, updated.body);
+  EXPECT_NE(updated.body.find(R"("stock":9,"category_id":)" + to_string(category) +
+                              R"(,"published":false,)"),
+            std::string::npos)
+      << updated.body;
+
+  // By the foreign key's ON DELETE SET NULL when the category goes.
+  ASSERT_EQ(http("DELETE", "/api/v2/admin/category/" + to_string(category), s.call()).status, 200);
+  HttpResponse read = http("GET", item(id), s.call());
+  EXPECT_NE(read.body.find(R"("stock":9,"category_id":null,"published":false,)"), std::string::npos)
+      << read.body;
+
+  // By anyone else writing the row, here with SQL.
+  sql("UPDATE products SET price = 1234567890.5, published = true, "
+      "created_at = '2001-02-03 04:05:06+00', updated_at = '2030-01-02 03:04:05.678901+00' "
+      "WHERE tenant_id = " +
+      s.tid() + " AND id = " + to_string(id));
+  EXPECT_EQ(http("GET", item(id), s.call()).body,
+            expected(R"(,"price":1234567890.5,"stock":9,"category_id":null,"published":true)",
+                     R"(,"created_at":"2001-02-03T04:05:06.000000Z")"
+                     R"(,"updated_at":"2030-01-02T03:04:05.678901Z")"));
+}
+
 TEST(Products, CreateReportsEveryInvalidFieldAtOnceAndStoresNothing) {
   std::string token = admin_token();
   Scope s = fresh_scope(token);

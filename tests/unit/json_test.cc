@@ -155,6 +155,16 @@ TEST(JsonBuildTest, DumpPrintsTextsOfEverySize) {
 
 TEST(JsonBuildTest, DumpOfNullIsNullText) { EXPECT_EQ(json_dump(nullptr), "null"); }
 
+TEST(JsonBuildTest, RawTextIsPrintedAsItIsAndCopied) {
+  std::string rows = R"({"id":1,"name":"a \"b\"","price":12.5}{"id":2})";
+  Json list = json_array();
+  json_append(list.get(), json_raw(std::string_view(rows).substr(0, 38)));
+  json_append(list.get(), json_raw(std::string_view(rows).substr(38)));
+  rows.assign(rows.size(), 'x');
+  EXPECT_EQ(json_dump(list.get()), R"([{"id":1,"name":"a \"b\"","price":12.5},{"id":2}])");
+  EXPECT_EQ(json_dump(json_raw("{}").get()), "{}");
+}
+
 TEST(JsonReadTest, ReadersReturnNothingForAbsentOrOtherTypes) {
   Json v = json_parse(R"({"s":"x","i":5,"f":5.5,"n":null,"b":true,"o":{"s":"inner"}})");
   ASSERT_TRUE(v);

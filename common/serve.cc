@@ -18,8 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 #include "config.h"
 #include "db.h"
@@ -140,6 +142,12 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
 
 std::atomic<bool> stopping{false};
 
+// How long a stop waits for nginx to close its kept connections (see
+// Dispatcher) before the process closes them itself: nginx does within 4 s
+// (nginx/commerce-admin.conf.in), and the units give a stop 10 s
+// (TimeoutStopSec) before SIGKILL.
+constexpr auto kDrainLimit = std::chrono::seconds(8);
+
 // Connections are not tied to threads. One epoll set per process holds the
 // listening socket and every connection nginx keeps open between requests
 // (fastcgi_keep_conn), each armed one-shot: the worker that takes an event
@@ -147,7 +155,23 @@ std::atomic<bool> stopping{false};
 // slot in the set, not a thread, so a few threads serve as many kept
 // connections as nginx holds (libfcgi on its own blocks a thread in read()
 // on each one).
+//
+// A stop drains (drain()). nginx sends a request on a kept connection
+// whenever it likes, so a connection the process closes can be one nginx
+// has just written a request to: EPIPE or a reset for nginx, and a 502 for
+// a POST, which nginx does not retry. Closing the idle ones at the stop, or
+// each one right after its answer, still failed one or two POSTs per stop
+// under load (nginx had put the connection back in its cache before it saw
+// the end of it). Only nginx can close them safely, and it does: an idle
+// one after its keepalive_timeout (2 s), a busy one after its keepalive_time
+// (4 s, nginx/commerce-admin.conf.in). So from the stop on no connection is
+// accepted (the listening socket is shared: a sibling process, or the
+// restarted one, takes them), the kept ones are served as before, and the
+// process leaves once nginx has closed them all, or after kDrainLimit.
 struct Dispatcher {
+  Dispatcher(int listen, int epoll, int stop, const Router* r, const Config* c, DbPool* p)
+      : listen_fd(listen), epoll_fd(epoll), stop_fd(stop), router(r), config(c), pool(p) {}
+
   int listen_fd;
   int epoll_fd;
   // An eventfd in the set, level-triggered: written once at stop, it wakes
@@ -160,7 +184,12 @@ struct Dispatcher {
   const Config* config;
   DbPool* pool;
 
-  void arm(int fd, int op) const {
+  std::atomic<int> open_connections{0};
+  std::atomic<bool> draining{false};
+
+  // Arms `fd` for its next event; a connection that cannot be armed is
+  // closed (false).
+  bool arm(int fd, int op) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLONESHOT;
     ev.data.fd = fd;
@@ -169,16 +198,28 @@ struct Dispatcher {
       // Unarmed, the listening socket is never served again: exit rather
       // than look alive (the unit restarts the process).
       if (fd == listen_fd) std::_Exit(1);
-      close(fd);
+      close_connection(fd);
+      return false;
     }
+    return true;
   }
+
+  void close_connection(int fd) {
+    close(fd);
+    connection_closed();
+  }
+  // For connections libfcgi closed.
+  void connection_closed() { open_connections.fetch_sub(1); }
+
+  // Starts a stop: no more connections are accepted.
+  void drain() { draining.store(true); }
 
   // Takes the connections waiting in the listen queue (up to a batch) and
   // returns the first to be served now; the others join the set, behind the
   // kept connections that already have a request. Taking one per wake-up
   // would give the whole queue one turn per round of the kept connections:
   // with slow requests (logins) a new connection waited over 10 s.
-  int accept_waiting() const {
+  int accept_waiting() {
     constexpr int kBatch = 16;
     int first = -1;
     for (int i = 0; i < kBatch; ++i) {
@@ -196,18 +237,21 @@ struct Dispatcher {
         }
         break;
       }
+      open_connections.fetch_add(1);
       if (first < 0) {
         first = fd;
       } else {
         arm(fd, EPOLL_CTL_ADD);
       }
     }
-    arm(listen_fd, EPOLL_CTL_MOD);  // the next connections are another worker's
+    // The next connections are another worker's; once draining, another
+    // process's (the listening socket is left unarmed).
+    if (!draining.load()) arm(listen_fd, EPOLL_CTL_MOD);
     return first;
   }
 };
 
-void serve_request(const Dispatcher& d, FCGX_Request& r) {
+void serve_request(Dispatcher& d, FCGX_Request& r) {
   // When nginx passed the request on: its timeout runs from there, and the
   // request may have waited for a free thread since.
   auto started = std::chrono::steady_clock::now();
@@ -248,10 +292,13 @@ void serve_request(const Dispatcher& d, FCGX_Request& r) {
 // previous request, leaves the socket open); when nginx has closed the
 // socket instead, libfcgi closes it and tries to accept on the request's
 // listening socket, which is -1 here, so it returns at once.
-void serve_connection(const Dispatcher& d, FCGX_Request& r, int fd, int arm_op) {
+void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op) {
   r.ipcFd = fd;
   r.keepConnection = 1;
-  if (FCGX_Accept_r(&r) < 0) return;
+  if (FCGX_Accept_r(&r) < 0) {
+    d.connection_closed();
+    return;
+  }
   serve_request(d, r);
   // Closing, libfcgi shuts its side down and waits (up to 2 s) for nginx to
   // close first, against TCP resets. On a unix socket whose request was read
@@ -260,12 +307,15 @@ void serve_connection(const Dispatcher& d, FCGX_Request& r, int fd, int arm_op) 
   // connection is just closed (a kept one stays open either way).
   FCGX_Detach(&r);
   FCGX_Finish_r(&r);
-  if (r.ipcFd < 0) return;  // nginx did not ask to keep it
-  r.ipcFd = -1;             // it belongs to the epoll set now
+  if (r.ipcFd < 0) {  // nginx did not ask to keep it
+    d.connection_closed();
+    return;
+  }
+  r.ipcFd = -1;  // it belongs to the epoll set now
   d.arm(fd, arm_op);
 }
 
-void worker_loop(const Dispatcher* d) {
+void worker_loop(Dispatcher* d) {
   FCGX_Request r;
   FCGX_InitRequest(&r, -1, 0);
   while (!stopping.load()) {
@@ -279,6 +329,7 @@ void worker_loop(const Dispatcher* d) {
     }
     if (n <= 0 || stopping.load() || ev.data.fd == d->stop_fd) continue;
     if (ev.data.fd == d->listen_fd) {
+      if (d->draining.load()) continue;
       int fd = d->accept_waiting();
       if (fd >= 0) serve_connection(*d, r, fd, EPOLL_CTL_ADD);
     } else {
@@ -364,7 +415,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   Router router(std::move(routes));
   DbPool pool(config.database_url, opt.db_connections > 0 ? opt.db_connections : opt.threads,
               config.db_statement_timeout_seconds * 1000);
-  Dispatcher dispatcher{listen_fd, epoll_fd, stop_fd, &router, &config, &pool};
+  Dispatcher dispatcher(listen_fd, epoll_fd, stop_fd, &router, &config, &pool);
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);
   std::vector<std::thread> workers;
   for (int i = 0; i < opt.threads; ++i) workers.emplace_back(worker_loop, &dispatcher);
@@ -373,9 +424,16 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   int sig = 0;
   sigwait(&stop_signals, &sig);
   log_info("signal %d: stopping", sig);
+  dispatcher.drain();
+  auto drain_end = std::chrono::steady_clock::now() + kDrainLimit;
+  while (dispatcher.open_connections.load() > 0 && std::chrono::steady_clock::now() < drain_end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (int left = dispatcher.open_connections.load(); left > 0) {
+    log_error("stopping with %d connection(s) still open", left);
+  }
   stopping.store(true);
-  // In-flight requests finish; idle workers wake and leave. Kept
-  // connections close with the process.
+  // Idle workers wake and leave.
   uint64_t one = 1;
   if (write(stop_fd, &one, sizeof(one)) != sizeof(one)) {
     log_error("stopping: eventfd write: %s", std::strerror(errno));

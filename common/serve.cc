@@ -143,9 +143,9 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
 std::atomic<bool> stopping{false};
 
 // How long a stop waits for nginx to close its kept connections (see
-// Dispatcher) before the process closes them itself: nginx does within 4 s
-// (nginx/commerce-admin.conf.in), and the units give a stop 10 s
-// (TimeoutStopSec) before SIGKILL.
+// Dispatcher) before the process closes them itself: nginx does within
+// about 3 s plus a request, and the units give a stop 10 s (TimeoutStopSec)
+// before SIGKILL.
 constexpr auto kDrainLimit = std::chrono::seconds(8);
 
 // Connections are not tied to threads. One epoll set per process holds the
@@ -163,11 +163,14 @@ constexpr auto kDrainLimit = std::chrono::seconds(8);
 // each one right after its answer, still failed one or two POSTs per stop
 // under load (nginx had put the connection back in its cache before it saw
 // the end of it). Only nginx can close them safely, and it does: an idle
-// one after its keepalive_timeout (2 s), a busy one after its keepalive_time
-// (4 s, nginx/commerce-admin.conf.in). So from the stop on no connection is
-// accepted (the listening socket is shared: a sibling process, or the
-// restarted one, takes them), the kept ones are served as before, and the
-// process leaves once nginx has closed them all, or after kDrainLimit.
+// one after its keepalive_timeout (1 s), any one at its first release past
+// its keepalive_time (2 s, nginx/commerce-admin.conf.in), so within about
+// 3 s plus the request it is serving. From the stop on no connection is
+// accepted (the listening socket is shared: a sibling process takes them,
+// or, with one process per socket as the systemd units run it, they wait
+// in the socket's queue for the restarted one), the kept ones are served as
+// before, and the process leaves once nginx has closed them all, or after
+// kDrainLimit.
 struct Dispatcher {
   Dispatcher(int listen, int epoll, int stop, const Router* r, const Config* c, DbPool* p)
       : listen_fd(listen), epoll_fd(epoll), stop_fd(stop), router(r), config(c), pool(p) {}
@@ -185,7 +188,15 @@ struct Dispatcher {
   DbPool* pool;
 
   std::atomic<int> open_connections{0};
+  // Workers between seeing the listening socket's event and counting what
+  // they accepted: a stop waits for them too. (Each increments it before
+  // reading `draining`, the stop sets `draining` before reading it: one of
+  // the two sees the other.)
+  std::atomic<int> accepting{0};
   std::atomic<bool> draining{false};
+
+  // Whether the stop may end: nothing open and nothing being accepted.
+  bool drained() const { return accepting.load() == 0 && open_connections.load() == 0; }
 
   // Arms `fd` for its next event; a connection that cannot be armed is
   // closed (false).
@@ -329,8 +340,9 @@ void worker_loop(Dispatcher* d) {
     }
     if (n <= 0 || stopping.load() || ev.data.fd == d->stop_fd) continue;
     if (ev.data.fd == d->listen_fd) {
-      if (d->draining.load()) continue;
-      int fd = d->accept_waiting();
+      d->accepting.fetch_add(1);
+      int fd = d->draining.load() ? -1 : d->accept_waiting();
+      d->accepting.fetch_sub(1);
       if (fd >= 0) serve_connection(*d, r, fd, EPOLL_CTL_ADD);
     } else {
       serve_connection(*d, r, ev.data.fd, EPOLL_CTL_MOD);
@@ -426,7 +438,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   log_info("signal %d: stopping", sig);
   dispatcher.drain();
   auto drain_end = std::chrono::steady_clock::now() + kDrainLimit;
-  while (dispatcher.open_connections.load() > 0 && std::chrono::steady_clock::now() < drain_end) {
+  while (!dispatcher.drained() && std::chrono::steady_clock::now() < drain_end) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (int left = dispatcher.open_connections.load(); left > 0) {

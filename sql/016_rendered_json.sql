@@ -26,8 +26,17 @@
 -- single-row updates/s without the column, measured); PL/pgSQL keeps its
 -- plan for the session (38k/s, about 13 us more per written row).
 --
+-- Values only an operator's SQL can write are printed as the handler used
+-- to print them: a NaN price as null (cJSON's NaN), a timestamp that is
+-- infinite or outside years 1-9999 as PostgreSQL's text.
+--
 -- Changing a function below does not re-render stored rows: a migration
 -- that changes the format must drop and re-add the column.
+
+-- Adding the columns rewrites both tables under an exclusive lock: rather
+-- fail (and be run again) than queue behind a long transaction while every
+-- read of the tables queues behind the migration.
+SET LOCAL lock_timeout = '10s';
 
 CREATE FUNCTION ca_product_json(id bigint, name text, description text, price numeric,
                                 stock integer, category_id bigint, published boolean,
@@ -35,16 +44,22 @@ CREATE FUNCTION ca_product_json(id bigint, name text, description text, price nu
 RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
   ts CONSTANT text := 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+  min_ts CONSTANT timestamptz := '0001-01-01 00:00:00+00';
+  max_ts CONSTANT timestamptz := '9999-12-31 23:59:59.999999+00';
 BEGIN
   RETURN '{"id":' || id
     || ',"name":' || to_json(name)
     || ',"description":' || COALESCE(to_json(description)::text, 'null')
-    || ',"price":' || trim_scale(price)
+    || ',"price":' || CASE WHEN price = 'NaN' THEN 'null' ELSE trim_scale(price)::text END
     || ',"stock":' || stock
     || ',"category_id":' || COALESCE(category_id::text, 'null')
     || ',"published":' || CASE WHEN published THEN 'true' ELSE 'false' END
-    || ',"created_at":"' || to_char(created_at AT TIME ZONE 'UTC', ts)
-    || '","updated_at":"' || to_char(updated_at AT TIME ZONE 'UTC', ts) || '"}';
+    || ',"created_at":"' || CASE WHEN created_at BETWEEN min_ts AND max_ts
+                               THEN to_char(created_at AT TIME ZONE 'UTC', ts)
+                               ELSE created_at::text END
+    || '","updated_at":"' || CASE WHEN updated_at BETWEEN min_ts AND max_ts
+                                 THEN to_char(updated_at AT TIME ZONE 'UTC', ts)
+                                 ELSE updated_at::text END || '"}';
 END $$;
 
 ALTER TABLE products ADD COLUMN api_json text NOT NULL GENERATED ALWAYS AS (
@@ -59,6 +74,8 @@ CREATE FUNCTION ca_active_announcement_json(
 RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
   ts CONSTANT text := 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+  min_ts CONSTANT timestamptz := '0001-01-01 00:00:00+00';
+  max_ts CONSTANT timestamptz := '9999-12-31 23:59:59.999999+00';
 BEGIN
   RETURN '{"id":' || id
     || ',"tenant_id":"' || tenant_id
@@ -69,12 +86,17 @@ BEGIN
     || ',"priority":' || priority
     || ',"status":' || to_json(status)
     || ',"is_public":' || CASE WHEN is_public THEN 'true' ELSE 'false' END
-    || ',"expires_at":' || COALESCE('"' || to_char(expires_at AT TIME ZONE 'UTC', ts) || '"', 'null')
+    || ',"expires_at":' || CASE WHEN expires_at IS NULL THEN 'null'
+                               WHEN expires_at BETWEEN min_ts AND max_ts
+                               THEN '"' || to_char(expires_at AT TIME ZONE 'UTC', ts) || '"'
+                               ELSE '"' || expires_at::text || '"' END
     || ',"topic":' || COALESCE(to_json(topic)::text, 'null')
     || ',"attachment_type":' || COALESCE(to_json(attachment_type)::text, 'null')
     || ',"attachment_url":' || COALESCE(to_json(attachment_url)::text, 'null')
     || ',"attachment_metadata":' || COALESCE(attachment_metadata::text, 'null')
-    || ',"created_at":"' || to_char(created_at AT TIME ZONE 'UTC', ts) || '"}';
+    || ',"created_at":"' || CASE WHEN created_at BETWEEN min_ts AND max_ts
+                               THEN to_char(created_at AT TIME ZONE 'UTC', ts)
+                               ELSE created_at::text END || '"}';
 END $$;
 
 ALTER TABLE announcements ADD COLUMN active_json text NOT NULL GENERATED ALWAYS AS (

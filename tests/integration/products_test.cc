@@ -239,6 +239,13 @@ TEST(Products, TheJsonIsRenderedFromTheRowAfterEveryKindOfWrite) {
             expected(R"(,"price":1234567890.5,"stock":9,"category_id":null,"published":true)",
                      R"(,"created_at":"2001-02-03T04:05:06.000000Z")"
                      R"(,"updated_at":"2030-01-02T03:04:05.678901Z")"));
+  // Values no API call writes are printed as they always were: a NaN
+  // price as null, an infinite timestamp as PostgreSQL's text.
+  sql("UPDATE products SET price = 'NaN', updated_at = 'infinity' WHERE tenant_id = " + s.tid() +
+      " AND id = " + to_string(id));
+  EXPECT_EQ(http("GET", item(id), s.call()).body,
+            expected(R"(,"price":null,"stock":9,"category_id":null,"published":true)",
+                     R"(,"created_at":"2001-02-03T04:05:06.000000Z","updated_at":"infinity")"));
 }
 
 TEST(Products, CreateReportsEveryInvalidFieldAtOnceAndStoresNothing) {

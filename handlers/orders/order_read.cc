@@ -22,27 +22,37 @@ namespace {
 // $1 tenant, $2 per_page, $3 offset, then the filters in the order status,
 // user_id. Columns: total (0), CA_ORDER_COLUMNS (1-9), user name and email
 // (10-11), address street and city (12-13), items_count (14).
-#define CA_ORDER_LIST(NAME, FILTER)                                                         \
-  Statement {                                                                               \
-    NAME, "WITH total AS (SELECT count(*) AS n FROM orders o WHERE o.tenant_id = $1" FILTER \
-          ") "                                                                              \
-          "SELECT total.n, " CA_ORDER_COLUMNS                                               \
-          ", u.name, u.email, a.street, a.city, "                                           \
-          "  (SELECT count(*) FROM order_items i "                                          \
-          "   WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) "                      \
-          "FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id "                \
-          "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) "           \
-          "ON o.tenant_id = $1 AND o.id = ANY (ARRAY("                                      \
-          "  SELECT o.id FROM orders o WHERE o.tenant_id = $1" FILTER                       \
-          "  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) "                                      \
-          "ORDER BY o.id DESC"                                                              \
+#define CA_ORDER_LIST(NAME, TOTAL, FILTER)                                        \
+  Statement {                                                                     \
+    NAME, "WITH total AS (" TOTAL                                                 \
+          ") "                                                                    \
+          "SELECT total.n, " CA_ORDER_COLUMNS                                     \
+          ", u.name, u.email, a.street, a.city, "                                 \
+          "  (SELECT count(*) FROM order_items i "                                \
+          "   WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) "            \
+          "FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id "      \
+          "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) " \
+          "ON o.tenant_id = $1 AND o.id = ANY (ARRAY("                            \
+          "  SELECT o.id FROM orders o WHERE o.tenant_id = $1" FILTER             \
+          "  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) "                            \
+          "ORDER BY o.id DESC"                                                    \
   }
 
-const Statement kListAll = CA_ORDER_LIST("orders_list", "");
-const Statement kListByStatus = CA_ORDER_LIST("orders_list_status", " AND o.status = $4");
-const Statement kListByUser = CA_ORDER_LIST("orders_list_user", " AND o.user_id = $4::bigint");
-const Statement kListByUserStatus =
-    CA_ORDER_LIST("orders_list_user_status", " AND o.status = $4 AND o.user_id = $5::bigint");
+// The total without a user filter is the sum of the tenant's counter slots
+// (sql/017), any number of orders; a user's orders are counted.
+#define CA_ORDER_COUNTER(FILTER) \
+  "SELECT COALESCE(sum(n), 0) AS n FROM order_counts WHERE tenant_id = $1" FILTER
+#define CA_ORDER_COUNT(FILTER) "SELECT count(*) AS n FROM orders o WHERE o.tenant_id = $1" FILTER
+
+const Statement kListAll = CA_ORDER_LIST("orders_list", CA_ORDER_COUNTER(""), "");
+const Statement kListByStatus =
+    CA_ORDER_LIST("orders_list_status", CA_ORDER_COUNTER(" AND status = $4"), " AND o.status = $4");
+const Statement kListByUser =
+    CA_ORDER_LIST("orders_list_user", CA_ORDER_COUNT(" AND o.user_id = $4::bigint"),
+                  " AND o.user_id = $4::bigint");
+const Statement kListByUserStatus = CA_ORDER_LIST(
+    "orders_list_user_status", CA_ORDER_COUNT(" AND o.status = $4 AND o.user_id = $5::bigint"),
+    " AND o.status = $4 AND o.user_id = $5::bigint");
 
 struct ListFilters {
   std::optional<std::string> status;

@@ -783,6 +783,68 @@ TEST(OrderList, PagesNewestFirstWithFiltersAndItemCounts) {
 
 // --- status -------------------------------------------------------------------
 
+// The list's total without a user filter is the sum of per-connection
+// counter slots kept by triggers (sql/017): it must equal a count of the
+// orders after concurrent creates, status changes through the API from
+// several connections, and writes made with SQL.
+TEST(OrderList, TotalsEqualACountOfTheOrdersAfterEveryKindOfWrite) {
+  Shop s = open_shop();
+  auto totals = [&] {
+    std::string out;
+    for (const char* status : {"", "pending", "processing", "completed", "cancelled"}) {
+      std::string query = *status ? std::string("?status=") + status : "";
+      HttpResponse r =
+          http("GET", kOrders + query, {.token = s.buyer.token, .tenant = s.tenant_str()});
+      EXPECT_EQ(r.status, 200) << r.body;
+      out += std::to_string(int_of(r["data"], "total")) + " ";
+    }
+    return out;
+  };
+  auto counted = [&] {
+    std::string out =
+        first(sql("SELECT count(*) FROM orders WHERE tenant_id = " + s.tenant_str())) + " ";
+    for (const char* status : {"pending", "processing", "completed", "cancelled"}) {
+      out += first(sql("SELECT count(*) FROM orders WHERE tenant_id = " + s.tenant_str() +
+                       " AND status = '" + status + "'")) +
+             " ";
+    }
+    return out;
+  };
+  EXPECT_EQ(totals(), "0 0 0 0 0 ");
+
+  constexpr int kPlaced = 12;
+  std::vector<int64_t> ids(kPlaced);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kPlaced; ++i) threads.emplace_back([&, i] { ids[i] = place(s); });
+  for (std::thread& t : threads) t.join();
+  threads.clear();
+  EXPECT_EQ(totals(), "12 12 0 0 0 ");
+
+  // Moved concurrently, so through several database connections.
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      EXPECT_EQ(set_status(s, ids[i], i < 6 ? "processing" : "cancelled").status, 200);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  threads.clear();
+  for (int i = 0; i < 3; ++i) {
+    threads.emplace_back([&, i] { EXPECT_EQ(set_status(s, ids[i], "completed").status, 200); });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(totals(), "12 4 3 3 2 ");
+
+  // Written with SQL: a copy of an order, and a status change.
+  sql("INSERT INTO orders (tenant_id, user_id, address_id, payment_type, total_amount, status) "
+      "SELECT tenant_id, user_id, address_id, payment_type, total_amount, 'completed' "
+      "FROM orders WHERE tenant_id = " +
+      s.tenant_str() + " AND id = " + to_string(ids[11]));
+  sql("UPDATE orders SET status = 'cancelled' WHERE tenant_id = " + s.tenant_str() +
+      " AND id = " + to_string(ids[3]));
+  EXPECT_EQ(totals(), "13 4 2 4 3 ");
+  EXPECT_EQ(totals(), counted());
+}
+
 TEST(OrderStatus, FollowsTheStateMachineAndEmitsEvents) {
   Shop s = open_shop();
   int64_t id = place(s);

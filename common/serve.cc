@@ -18,10 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_set>
 
 #include "config.h"
 #include "db.h"

@@ -163,4 +163,12 @@ bool json_is_integer(const cJSON* value, int64_t* out) {
   return true;
 }
 
+bool json_numbers_finite(const cJSON* value) {
+  if (cJSON_IsNumber(value)) return std::isfinite(value->valuedouble);
+  for (const cJSON* child = value->child; child != nullptr; child = child->next) {
+    if (!json_numbers_finite(child)) return false;
+  }
+  return true;
+}
+
 }  // namespace ca

@@ -70,4 +70,9 @@ std::optional<int64_t> json_get_int(const cJSON* obj, const char* key);
 // (parsed, or added by json_add_int).
 bool json_is_integer(const cJSON* value, int64_t* out);
 
+// False when `value` holds, at any depth, a number the parser could not
+// represent: one beyond the range of a double (1e400) arrives as infinity,
+// and would be printed back as null.
+bool json_numbers_finite(const cJSON* value);
+
 }  // namespace ca

@@ -251,6 +251,37 @@ Json paginated(Json data, const PageParams& page, int64_t total) {
   return out;
 }
 
+namespace {
+
+// Code points no address may hold: C0 and C1 controls, DEL, and every
+// Unicode White_Space character, plus the invisible U+200B and U+FEFF.
+bool forbidden_in_email(uint32_t cp) {
+  return cp <= 0x20 || (cp >= 0x7F && cp <= 0xA0) || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+         cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+}
+
+}  // namespace
+
+bool email_plausible(std::string_view email) {
+  size_t at = email.find('@');
+  if (at == std::string_view::npos || at == 0 || email.back() == '@' || !utf8_valid(email)) {
+    return false;
+  }
+  const auto* p = reinterpret_cast<const unsigned char*>(email.data());
+  const auto* end = p + email.size();
+  while (p < end) {
+    // Valid UTF-8 (checked above): the lead byte gives the length.
+    uint32_t cp = *p;
+    int extra = cp < 0x80 ? 0 : cp < 0xE0 ? 1 : cp < 0xF0 ? 2 : 3;
+    if (extra > 0) cp &= 0x3Fu >> extra;
+    for (int i = 1; i <= extra; ++i) cp = (cp << 6) | (p[i] & 0x3F);
+    if (forbidden_in_email(cp)) return false;
+    p += extra + 1;
+  }
+  return true;
+}
+
 bool has_at_most_two_decimals(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f", v);

@@ -85,6 +85,12 @@ class BodyReader {
 // Parses the request body as a JSON object: 400 {error} when it is not one.
 Result<Json> parse_json_object(const Request& req);
 
+// True when `email` can be an address: valid UTF-8 with an '@' that is
+// neither its first nor its last character, and no control character, space
+// or other white space (ASCII or Unicode, such as U+00A0), nor a zero-width
+// space or byte-order mark. Deliverability is not checked.
+bool email_plausible(std::string_view email);
+
 // True when `v` is the double nearest to a decimal with at most 2 places
 // (money: "4.35" arrives as 4.3499999999999996). A tolerance on v * 100
 // either refuses valid large amounts or lets 4.500000000001 through.

@@ -40,6 +40,9 @@ void apply_object(BodyReader& in, const char* name, std::optional<std::string>* 
   if (!f.present) return;
   if (f.null) {
     out->reset();
+  } else if (!json_numbers_finite(f.value)) {
+    // 1e400 parses as infinity and would be stored as null.
+    in.fail(name, "The " + std::string(name) + " field must not hold a number beyond 1.8e308.");
   } else {
     *out = json_dump(f.value);
   }

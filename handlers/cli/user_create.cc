@@ -4,7 +4,9 @@
 #include <string>
 
 #include "cli.h"
+#include "http.h"
 #include "password.h"
+#include "validate.h"
 
 namespace ca {
 namespace {
@@ -31,8 +33,15 @@ int cli_user_create(Db& db, int argc, char** argv) {
       return 2;
     }
   }
-  if (email.find('@') == std::string::npos || name.empty()) {
+  if (email.empty() || name.empty()) {
     std::fprintf(stderr, "commerce-admin: user create needs --email EMAIL and --name NAME\n");
+    return 2;
+  }
+  // The rules of POST /team-members/{tenantId} (and the users table's CHECK).
+  if (!email_plausible(email) || utf8_length(email) > 254) {
+    std::fprintf(stderr,
+                 "commerce-admin: --email is not an address (text on both sides of an @, no "
+                 "spaces or control characters, at most 254 characters)\n");
     return 2;
   }
   std::string password;

@@ -93,6 +93,11 @@ Response members_update_role(Ctx& ctx) {
   Transaction tx(ctx.db);
   if (!tx.began()) return errors::database(tx.begin_error());
   CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
+  if (target.role == role.value) {
+    // The role it already has: a 200 that writes nothing and emits no event.
+    return member_response(200, "Role updated", tenant_id, user_id, role.value, target.name,
+                           target.email);
+  }
   if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
   DbResult set = ctx.db.exec(kSetRole, {tenant_id, user_id, role.value});
   if (!set.ok()) return errors::database(set.error());

@@ -72,8 +72,7 @@ Response members_add(Ctx& ctx) {
   auto role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
   auto name = in.str("name", {.nullable = true, .trim = true, .min = 1, .max = 255});
   auto password = in.str("password", {.nullable = true, .min = 8, .max = 1024});
-  if (email.has_value() && (email.value.find('@') == std::string::npos ||
-                            email.value.find_first_of(" \t\r\n") != std::string::npos)) {
+  if (email.has_value() && !email_plausible(email.value)) {
     errs.add("email", "The email field must be a valid email address.");
   }
   if (!errs.empty()) return errors::validation(errs);

@@ -56,6 +56,10 @@ void settings_validate(const cJSON* settings, FieldErrors& errs, SettingsPatch* 
         errs.add(field, "The " + field + " field must be a locale such as en or pt-BR.");
         continue;
       }
+    } else if (!json_numbers_finite(item)) {
+      // 1e400 parses as infinity and would be stored as null.
+      errs.add(field, "The " + field + " field must not hold a number beyond 1.8e308.");
+      continue;
     }
     cJSON_AddItemToObject(patch->set.get(), key.c_str(), cJSON_Duplicate(item, true));
   }

@@ -585,6 +585,30 @@ TEST(AnnouncementsCreate, PushDataAndAttachmentMetadataAreObjects) {
   EXPECT_TRUE(same_json(json_get(r["data"], "attachment_metadata"), "{}"));
 }
 
+// 1e400 parses as infinity, which would be stored as null: refused, on create
+// and on update, and nothing is written.
+TEST(AnnouncementsCreate, NumbersBeyondADoubleInPushDataOrAttachmentMetadataAre422) {
+  Tenant t = new_tenant();
+  const char* expected = R"({
+      "push_data": ["The push_data field must not hold a number beyond 1.8e308."],
+      "attachment_metadata": ["The attachment_metadata field must not hold a number beyond 1.8e308."]})";
+  std::string count = "SELECT count(*) FROM announcements WHERE tenant_id = " + to_string(t.id);
+  HttpResponse r = post(t, kBase, R"({"title":"N","type":"info","status":"draft",
+      "push_data":{"k":1e400},"attachment_metadata":{"a":[{"b":-1e999}]}})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r["errors"], expected)) << r.body;
+  EXPECT_EQ(sql(count), (std::vector<std::string>{"0"}));
+
+  HttpResponse created = post(t, kBase, R"({"title":"N","type":"info","status":"draft",
+      "push_data":{"k":1e308}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  int64_t id = json_get_int(created["data"], "id").value_or(-1);
+  r = post(t, path_of(id), R"({"push_data":{"k":2e308},"attachment_metadata":{"a":1E309}})");
+  ASSERT_EQ(r.status, 422) << r.body;
+  EXPECT_TRUE(same_json(r["errors"], expected)) << r.body;
+  EXPECT_TRUE(same_json(get(t, path_of(id))["data"], json_dump(created["data"])));
+}
+
 TEST(AnnouncementsCreate, PushStatusIsPendingOnlyWhenPushIsEnabled) {
   Tenant t = new_tenant();
   HttpResponse r = post(t, kBase, R"({"title":"P","type":"info","status":"draft",

@@ -252,6 +252,15 @@ TEST(TeamMembersTest, AddValidationErrors) {
        R"({"email":["The email field is required."]})"},
       {R"({"email":"not-an-email","role":"MEMBER","name":"N","password":"password1"})",
        R"({"email":["The email field must be a valid email address."]})"},
+      // Control characters and white space of any kind, ASCII or not.
+      {R"({"email":"ctl\u0001\u000bx@x.local","role":"MEMBER","name":"N","password":"password1"})",
+       R"({"email":["The email field must be a valid email address."]})"},
+      {R"({"email":"nb\u00a0sp@x.local","role":"MEMBER","name":"N","password":"password1"})",
+       R"({"email":["The email field must be a valid email address."]})"},
+      {R"({"email":"del\u007f@x.local","role":"MEMBER","name":"N","password":"password1"})",
+       R"({"email":["The email field must be a valid email address."]})"},
+      {R"({"email":"@x.local","role":"MEMBER","name":"N","password":"password1"})",
+       R"({"email":["The email field must be a valid email address."]})"},
       // Shorter than the users table allows: a 422, never the CHECK's 500.
       {R"({"email":"a@","role":"MEMBER","name":"N","password":"password1"})",
        R"({"email":["The email field must be at least 3 characters."]})"},
@@ -353,9 +362,20 @@ TEST(TeamMembersTest, PromoteAndDemote) {
   ASSERT_EQ(down.status, 200) << down.body;
   EXPECT_EQ(down.body, member_body("Role updated", t, u.id, "MEMBER", "Test User", u.email));
 
-  // Setting the role a member already has is a no-op success.
-  HttpResponse same = set_role(admin, t, u.id, "MEMBER");
-  EXPECT_EQ(same.status, 200) << same.body;
+  // Setting the role a member already has is a no-op success: the same body,
+  // and nothing written (no event, the membership untouched).
+  std::string state =
+      "SELECT m.role || ' ' || m.updated_at || ' ' || "
+      "(SELECT count(*) FROM events e WHERE e.tenant_id = m.tenant_id) "
+      "FROM memberships m WHERE m.tenant_id = " +
+      to_string(t) + " AND m.user_id = " + to_string(u.id);
+  std::vector<std::string> before = sql(state);
+  for (int i = 0; i < 2; ++i) {
+    HttpResponse same = set_role(admin, t, u.id, "MEMBER");
+    EXPECT_EQ(same.status, 200) << same.body;
+    EXPECT_EQ(same.body, member_body("Role updated", t, u.id, "MEMBER", "Test User", u.email));
+  }
+  EXPECT_EQ(sql(state), before);
 }
 
 TEST(TeamMembersTest, RoleUpdateValidation) {

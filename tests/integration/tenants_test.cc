@@ -2,6 +2,7 @@
 // settings (SPEC "Tenants", DESIGN §4 "Tenants").
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "stack.h"
@@ -361,6 +362,55 @@ TEST(TenantsTest, OversizeSettingsAre422) {
   EXPECT_TRUE(json_eq(merged.json.get(), message));
   HttpResponse read = http("GET", tenant_path(t), {.token = admin});
   EXPECT_EQ(json_keys(read["settings"]), (std::vector<std::string>{"a"}));
+}
+
+// The limit counts compact JSON (no space after ':' and ','), sent and merged.
+TEST(TenantsTest, TheSettingsLimitCountsCompactJson) {
+  std::string admin = admin_token();
+  // 1,500 keys: 15,001 bytes compact, 18,000 as PostgreSQL prints jsonb.
+  int64_t many = create_tenant(admin, unique("Many keys"));
+  std::string keys;
+  for (int i = 0; i < 1500; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "\"k%04d\":1", i);
+    keys += (i ? "," : "") + std::string(key);
+  }
+  HttpResponse r = update(admin, many, R"({"settings":{)" + keys + "}}");
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 200);
+  EXPECT_EQ(json_keys(r["settings"]).size(), 1500u);
+
+  // Merged exactly at the limit: {"a":"<8000>","b":"<8369>"} is 16384 bytes.
+  int64_t t = create_tenant(admin, unique("Compact limit"));
+  ASSERT_EQ(update(admin, t, R"({"settings":{"a":")" + std::string(8000, 'x') + R"("}})").status,
+            200);
+  HttpResponse at = update(admin, t, R"({"settings":{"b":")" + std::string(8369, 'y') + R"("}})");
+  EXPECT_EQ(at.status, 200) << at.body.substr(0, 200);
+  EXPECT_EQ(sql("SELECT octet_length(settings::text) FROM tenants WHERE id = " + to_string(t)),
+            (std::vector<std::string>{"16387"}));
+  HttpResponse over = update(admin, t, R"({"settings":{"b":")" + std::string(8370, 'y') + R"("}})");
+  EXPECT_EQ(over.status, 422) << over.body.substr(0, 200);
+  EXPECT_TRUE(json_eq(
+      over.json.get(),
+      invalid(R"({"settings":["The settings field must not be larger than 16384 bytes."]})")));
+  EXPECT_EQ(sql("SELECT length(settings->>'b') FROM tenants WHERE id = " + to_string(t)),
+            (std::vector<std::string>{"8369"}));
+}
+
+// A number beyond a double (1e400) would be stored as null: refused instead.
+TEST(TenantsTest, SettingsNumbersBeyondADoubleAre422) {
+  std::string admin = admin_token();
+  int64_t t = create_tenant(admin, unique("Huge numbers"));
+  ASSERT_EQ(update(admin, t, R"({"settings":{"keep":1}})").status, 200);
+  HttpResponse r =
+      update(admin, t, R"({"settings":{"big":1e400,"deep":{"x":[1,-1e999]},"fine":1e308}})");
+  EXPECT_EQ(r.status, 422);
+  EXPECT_TRUE(json_eq(
+      r.json.get(),
+      invalid(R"({"settings.big":["The settings.big field must not hold a number beyond 1.8e308."],
+                  "settings.deep":["The settings.deep field must not hold a number beyond 1.8e308."]})")))
+      << r.body;
+  EXPECT_EQ(sql("SELECT settings::text FROM tenants WHERE id = " + to_string(t)),
+            (std::vector<std::string>{R"({"keep": 1})"}));
 }
 
 TEST(TenantsTest, UpdateIsAdminOnly) {

@@ -368,5 +368,20 @@ TEST(JsonSetNullTest, ReplacesAValueInPlaceOrAddsTheKey) {
   EXPECT_EQ(json_dump(o.get()), R"({"a":null,"b":2,"c":null})");
 }
 
+TEST(JsonNumbersFiniteTest, FindsANumberBeyondADoubleAtAnyDepth) {
+  for (const char* ok : {R"({})", R"({"a":1.7976931348623157e308,"b":-1e308,"c":1e-400})",
+                         R"([1,[2,{"x":[3]}]])", R"("1e400")", "0"}) {
+    Json v = json_parse(ok);
+    ASSERT_TRUE(v) << ok;
+    EXPECT_TRUE(json_numbers_finite(v.get())) << ok;
+  }
+  for (const char* bad : {"1e400", R"({"a":1e400})", R"({"a":-1e999})",
+                          R"({"a":{"b":[0,{"c":2e308}]}})", R"([1,2,[3,1E+309]])"}) {
+    Json v = json_parse(bad);
+    ASSERT_TRUE(v) << bad;
+    EXPECT_FALSE(json_numbers_finite(v.get())) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace ca

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "errors.h"
 #include "json.h"
@@ -602,5 +603,34 @@ TEST(MoneyTest, AtMostTwoDecimalsHoweverTheDoubleRounds) {
     EXPECT_FALSE(has_at_most_two_decimals(v)) << v;
   }
 }
+// --- email_plausible -------------------------------------------------------------
+
+TEST(EmailPlausibleTest, AnAtWithTextOnBothSides) {
+  for (const char* ok : {"a@b", "user.name+tag@example.com", "ü@bücher.de", "x@y@z",
+                         "\"quoted\"@example.com", "o'neil@example.org"}) {
+    EXPECT_TRUE(email_plausible(ok)) << ok;
+  }
+  for (const char* bad : {"", "@", "nope", "@example.com", "user@", "user@@"}) {
+    EXPECT_FALSE(email_plausible(bad)) << bad;
+  }
+}
+
+TEST(EmailPlausibleTest, NoControlCharactersOrWhiteSpaceOfAnyKind) {
+  const std::vector<std::string> bad{
+      "a b@x.local",        "a\tb@x.local",    "ab@x.local\n",    std::string("a\0b@x.local", 10),
+      "a\x01@x.local",      "a\x0b@x.local",   "a\x7f@x.local",   "a\u0085@x.local",
+      "nb\u00a0sp@x.local", "a\u1680@x.local", "a\u2003@x.local", "zw\u200b@x.local",
+      "a\u2028@x.local",    "a@x\u202f.local", "a\u3000@x.local", "\ufeffa@x.local"};
+  for (const std::string& e : bad) EXPECT_FALSE(email_plausible(e)) << e;
+  // Not UTF-8 at all.
+  EXPECT_FALSE(email_plausible("a\xff@x.local"));
+  EXPECT_FALSE(email_plausible("a\xc3@x.local"));
+  // Neighbours of the refused code points are letters like any other.
+  for (const char* ok :
+       {"a\u00a1@x.local", "a\u200c@x.local", "a\u2030@x.local", "a\U0001F600@x.local"}) {
+    EXPECT_TRUE(email_plausible(ok)) << ok;
+  }
+}
+
 }  // namespace
 }  // namespace ca

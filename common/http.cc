@@ -172,6 +172,24 @@ bool utf8_valid(std::string_view s) {
   return true;
 }
 
+std::optional<std::string> fcgi_param(const char* const* envp, std::string_view name) {
+  std::optional<std::string> value;
+  for (; envp != nullptr && *envp != nullptr; ++envp) {
+    std::string_view entry = *envp;
+    if (entry.size() <= name.size() || entry[name.size()] != '=' ||
+        entry.substr(0, name.size()) != name) {
+      continue;
+    }
+    if (value) {
+      *value += ", ";
+    } else {
+      value.emplace();
+    }
+    *value += entry.substr(name.size() + 1);
+  }
+  return value;
+}
+
 size_t utf8_length(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) {

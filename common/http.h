@@ -78,4 +78,12 @@ bool utf8_valid(std::string_view s);
 // Number of code points in valid UTF-8 `s`.
 size_t utf8_length(std::string_view s);
 
+// The FastCGI parameter `name` ("HTTP_X_TENANT_ID") of a request's
+// environment (`envp`: "NAME=value" strings, null-terminated). A request
+// header sent on several lines arrives from nginx 1.22 as one parameter per
+// line; their values are joined with ", " as HTTP combines them (and nginx
+// 1.23 does itself), so a header that must hold one value is never read as
+// its first line alone. nullopt when absent.
+std::optional<std::string> fcgi_param(const char* const* envp, std::string_view name);
+
 }  // namespace ca

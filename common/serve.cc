@@ -273,9 +273,11 @@ void serve_request(Dispatcher& d, FCGX_Request& r) {
   // nginx passes only what is read here (nginx/commerce-admin.conf.in).
   req.path = param(r, "DOCUMENT_URI");
   req.query = param(r, "QUERY_STRING");
-  if (const char* auth = FCGX_GetParam("HTTP_AUTHORIZATION", r.envp)) req.authorization = auth;
-  if (const char* tenant = FCGX_GetParam("HTTP_X_TENANT_ID", r.envp)) {
-    req.tenant_header = tenant;
+  // A header sent twice is read as both values (nginx refuses a second
+  // Authorization line itself; X-Tenant-ID "21, 1" is not a tenant id).
+  if (auto auth = fcgi_param(r.envp, "HTTP_AUTHORIZATION")) req.authorization = std::move(*auth);
+  if (auto tenant = fcgi_param(r.envp, "HTTP_X_TENANT_ID")) {
+    req.tenant_header = std::move(*tenant);
     req.has_tenant_header = true;
   }
   req.remote_addr = param(r, "REMOTE_ADDR");

@@ -46,6 +46,22 @@ TEST(TenantHeaderTest, MissingOrGarbageXTenantIdIs400) {
   HttpResponse empty = http("GET", kCategories, {.token = token, .headers = {"X-Tenant-ID;"}});
   EXPECT_EQ(empty.status, 400) << empty.body;
 
+  // Sent twice, the header is not read as its first line (nginx 1.22 passes
+  // each line as a parameter of its own): one header value "21, 1", a 400.
+  for (const std::string& second : {to_string(t), std::string("abc")}) {
+    HttpResponse twice =
+        http("GET", kCategories,
+             {.token = token, .tenant = to_string(t), .headers = {"X-Tenant-ID: " + second}});
+    EXPECT_EQ(twice.status, 400) << second;
+    EXPECT_EQ(twice.body, R"({"error":"X-Tenant-ID must be a positive integer tenant id"})");
+  }
+  // Two Authorization lines nginx refuses itself (a unique header there).
+  HttpResponse two_tokens =
+      http("GET", kCategories,
+           {.token = token, .tenant = to_string(t), .headers = {"Authorization: Bearer " + token}});
+  EXPECT_EQ(two_tokens.status, 400);
+  EXPECT_EQ(two_tokens.body, R"({"error":"Bad request"})");
+
   // The token is checked first: no token and a bad header is 401.
   EXPECT_TRUE(is_unauthenticated(http("GET", kCategories, {.tenant = "abc"})));
   EXPECT_TRUE(is_unauthenticated(http("GET", kCategories)));

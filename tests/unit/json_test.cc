@@ -279,6 +279,29 @@ TEST(Utf8Test, LengthCountsCodePoints) {
   EXPECT_EQ(utf8_length("aé日🎉"), 4u);
 }
 
+// --- fcgi_param ----------------------------------------------------------------------
+
+TEST(FcgiParamTest, FindsTheParameterByItsWholeName) {
+  const char* envp[] = {"HTTP_X_TENANT_ID_2=9", "HTTP_X_TENANT_I=8", "HTTP_X_TENANT_ID=21",
+                        "REQUEST_METHOD=GET", nullptr};
+  EXPECT_EQ(fcgi_param(envp, "HTTP_X_TENANT_ID").value_or("<none>"), "21");
+  EXPECT_EQ(fcgi_param(envp, "REQUEST_METHOD").value_or("<none>"), "GET");
+  EXPECT_FALSE(fcgi_param(envp, "HTTP_AUTHORIZATION"));
+  EXPECT_FALSE(fcgi_param(envp, "HTTP_X"));
+  const char* empty[] = {"HTTP_X_TENANT_ID=", nullptr};
+  EXPECT_EQ(fcgi_param(empty, "HTTP_X_TENANT_ID").value_or("<none>"), "");
+  const char* none[] = {nullptr};
+  EXPECT_FALSE(fcgi_param(none, "HTTP_X_TENANT_ID"));
+  EXPECT_FALSE(fcgi_param(nullptr, "HTTP_X_TENANT_ID"));
+}
+
+TEST(FcgiParamTest, AHeaderSentOnSeveralLinesIsTheirValuesJoined) {
+  const char* envp[] = {"HTTP_X_TENANT_ID=21", "HTTP_AUTHORIZATION=Bearer a", "HTTP_X_TENANT_ID=1",
+                        "HTTP_X_TENANT_ID=", nullptr};
+  EXPECT_EQ(fcgi_param(envp, "HTTP_X_TENANT_ID").value_or("<none>"), "21, 1, ");
+  EXPECT_EQ(fcgi_param(envp, "HTTP_AUTHORIZATION").value_or("<none>"), "Bearer a");
+}
+
 // --- url_decode / query_param -----------------------------------------------------------
 
 TEST(UrlDecodeTest, DecodesEscapesAndPlus) {

@@ -1,5 +1,6 @@
 #include "validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -91,6 +92,26 @@ Field<int64_t> BodyReader::integer(const char* name, const IntRule& rule) {
   Field<int64_t> f;
   const cJSON* item = take(name, rule.required, rule.nullable, &f.present, &f.null);
   if (item == nullptr) return f;
+  // A double holds every integer only up to 2^53 (9007199254740993 arrives as
+  // ...992), so bounds past that are held to it: a whole number beyond is
+  // refused as out of range instead of being read as a neighbour.
+  constexpr int64_t kExact = (int64_t{1} << 53) - 1;
+  const int64_t min = std::max(rule.min, -kExact);
+  const int64_t max = std::min(rule.max, kExact);
+  if (cJSON_IsNumber(item) && std::isfinite(item->valuedouble) &&
+      item->valuedouble == std::floor(item->valuedouble)) {
+    if (item->valuedouble < static_cast<double>(min)) {
+      fail(name, "The " + key(name) + " field must be at least " + std::to_string(min) + ".");
+      f.present = false;
+      return f;
+    }
+    if (item->valuedouble > static_cast<double>(max)) {
+      fail(name,
+           "The " + key(name) + " field must not be greater than " + std::to_string(max) + ".");
+      f.present = false;
+      return f;
+    }
+  }
   int64_t v = 0;
   if (!json_is_integer(item, &v)) {
     fail(name, "The " + key(name) + " field must be an integer.");

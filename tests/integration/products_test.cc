@@ -295,6 +295,11 @@ TEST(Products, CreateReportsEveryInvalidFieldAtOnceAndStoresNothing) {
                  R"("stock":["The stock field must be an integer."]})");
   expect_invalid(http("POST", kBase, s.call(R"({"name":"x","price":-1e400})")),
                  R"({"price":["The price field must be a number."]})");
+  // Past 2^53 a double skips integers (...993 would be read as ...992, another
+  // id): out of range instead.
+  expect_invalid(
+      http("POST", kBase, s.call(R"({"name":"x","price":1,"category_id":9007199254740993})")),
+      R"({"category_id":["The category_id field must not be greater than 9007199254740991."]})");
   // Precision: at most 2 decimals, at any magnitude.
   for (const char* price :
        {"12.345", "0.001", "999999999.991", "1234567890.125", "9999999999.985"}) {

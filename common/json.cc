@@ -1,9 +1,11 @@
 #include "json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace ca {
 
@@ -161,6 +163,20 @@ bool json_is_integer(const cJSON* value, int64_t* out) {
   }
   *out = static_cast<int64_t>(d);
   return true;
+}
+
+std::optional<std::string> json_duplicate_key(const cJSON* value) {
+  if (cJSON_IsObject(value) && value->child != nullptr && value->child->next != nullptr) {
+    std::vector<std::string_view> names;
+    for (const cJSON* m = value->child; m != nullptr; m = m->next) names.emplace_back(m->string);
+    std::sort(names.begin(), names.end());
+    auto twice = std::adjacent_find(names.begin(), names.end());
+    if (twice != names.end()) return std::string(*twice);
+  }
+  for (const cJSON* child = value->child; child != nullptr; child = child->next) {
+    if (auto key = json_duplicate_key(child)) return key;
+  }
+  return std::nullopt;
 }
 
 bool json_numbers_finite(const cJSON* value) {

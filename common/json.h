@@ -75,4 +75,9 @@ bool json_is_integer(const cJSON* value, int64_t* out);
 // and would be printed back as null.
 bool json_numbers_finite(const cJSON* value);
 
+// The first member name that some object in `value` (at any depth) holds
+// twice, or nullopt. Which of two equal names a reader sees differs between
+// readers (cJSON finds the first, jsonb keeps the last).
+std::optional<std::string> json_duplicate_key(const cJSON* value);
+
 }  // namespace ca

@@ -215,6 +215,10 @@ Result<Json> parse_json_object(const Request& req) {
   if (req.body.find('\0') != std::string::npos || has_nul_escape(req.body)) {
     return errors::bad_request("Request body must not contain NUL characters (\\u0000)");
   }
+  // {"title":"ok","title":5}: validation would read one and storage keep the other.
+  if (json_duplicate_key(body.get())) {
+    return errors::bad_request("Request body must not name a key twice in one object");
+  }
   return body;
 }
 

@@ -198,6 +198,28 @@ TEST(BodyTest, BadUtf8IsRefusedWith400) {
   EXPECT_EQ(ok.str("name"), "🎉");
 }
 
+// A key named twice in one object, at any depth, is refused: the handler's
+// validation reads the first, PostgreSQL's jsonb keeps the last.
+TEST(BodyTest, AKeyNamedTwiceInOneObjectIsRefusedWith400) {
+  std::string token = admin_token();
+  int64_t t = create_tenant(token, unique("Duplicate keys"));
+  const std::string path = "/api/v2/admin/tenants/" + to_string(t);
+  const char* kTwice = R"({"error":"Request body must not name a key twice in one object"})";
+  for (const char* body : {R"({"name":"ok","name":5})", R"({"name":"a","x":1,"name":"b"})",
+                           R"({"settings":{"currency":"EUR","currency":"no!"}})",
+                           R"({"settings":{"a":[{"k":1,"k":2}]}})"}) {
+    HttpResponse r = http("POST", path, {.token = token, .body = body});
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_EQ(r.body, kTwice) << body;
+  }
+  EXPECT_EQ(sql("SELECT settings::text FROM tenants WHERE id = " + to_string(t)),
+            (std::vector<std::string>{"{}"}));
+  // Equal names in different objects are fine.
+  HttpResponse ok =
+      http("POST", path, {.token = token, .body = R"({"settings":{"a":{"a":1},"b":{"a":2}}})"});
+  EXPECT_EQ(ok.status, 200) << ok.body;
+}
+
 TEST(BodyTest, BodyOver1MiBIs413Json) {
   std::string token = admin_token();
   std::string body = R"({"name":")" + std::string(2 << 20, 'a') + R"("})";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "http.h"
 
@@ -389,6 +390,25 @@ TEST(JsonSetNullTest, ReplacesAValueInPlaceOrAddsTheKey) {
   json_set_null(o.get(), "a");
   json_set_null(o.get(), "c");
   EXPECT_EQ(json_dump(o.get()), R"({"a":null,"b":2,"c":null})");
+}
+
+TEST(JsonDuplicateKeyTest, FindsANameHeldTwiceByOneObjectAtAnyDepth) {
+  for (const char* ok : {"{}", "[]", "1", R"({"a":1,"b":2,"A":3})", R"({"a":{"a":{"a":1}}})",
+                         R"([{"a":1},{"a":2}])", R"({"x":[{"k":1,"j":2},{"k":3}]})"}) {
+    Json v = json_parse(ok);
+    ASSERT_TRUE(v) << ok;
+    EXPECT_FALSE(json_duplicate_key(v.get())) << ok;
+  }
+  const std::pair<const char*, const char*> bad[] = {{R"({"a":1,"a":2})", "a"},
+                                                     {R"({"b":1,"a":2,"c":3,"a":4})", "a"},
+                                                     {R"({"x":[1,{"k":1,"j":2,"k":3}]})", "k"},
+                                                     {R"([[{"deep":{"n":null,"n":null}}]])", "n"},
+                                                     {R"({"\u00e9":1,"é":2})", "é"}};
+  for (const auto& [text, key] : bad) {
+    Json v = json_parse(text);
+    ASSERT_TRUE(v) << text;
+    EXPECT_EQ(json_duplicate_key(v.get()).value_or("<none>"), key) << text;
+  }
 }
 
 TEST(JsonNumbersFiniteTest, FindsANumberBeyondADoubleAtAnyDepth) {

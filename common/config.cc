@@ -1,11 +1,16 @@
 #include "config.h"
 
+#include <fcntl.h>
+#include <libpq-fe.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
+#include <cstring>
 #include <limits>
+#include <string>
 
 #include "log.h"
 
@@ -44,6 +49,41 @@ std::string str_env(const char* name) {
   return text ? text : "";
 }
 
+// The secret file: a regular file of at most kMaxSecretBytes. Opened without
+// blocking, so a FIFO is refused instead of waited on, and read with a bound,
+// so /dev/zero is refused instead of read until memory runs out.
+constexpr size_t kMaxSecretBytes = 4096;
+
+std::string read_secret_or_exit(const char* program, const std::string& path) {
+  const std::string name = "TOKEN_SECRET_FILE '" + path + "'";
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) die(program, name + " cannot be read: " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    die(program, name + " is not a regular file");
+  }
+  std::string secret;
+  char buf[1024];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      die(program, name + " cannot be read: " + std::strerror(err));
+    }
+    if (n == 0) break;
+    secret.append(buf, static_cast<size_t>(n));
+    if (secret.size() > kMaxSecretBytes) {
+      close(fd);
+      die(program, name + " is larger than " + std::to_string(kMaxSecretBytes) + " bytes");
+    }
+  }
+  close(fd);
+  return secret;
+}
+
 }  // namespace
 
 Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
@@ -64,13 +104,20 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
         "DATABASE_URL is not set (a libpq conninfo, e.g. 'host=/run/postgresql "
         "dbname=commerce_admin')");
   }
+  char* parse_error = nullptr;
+  if (PQconninfoOption* options = PQconninfoParse(c.database_url.c_str(), &parse_error)) {
+    PQconninfoFree(options);
+  } else {
+    std::string why = parse_error ? parse_error : "out of memory";
+    PQfreemem(parse_error);
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    die(program, "DATABASE_URL is not a libpq conninfo: " + why);
+  }
 
   if (needs == ConfigNeeds::kDatabaseAndSecret) {
     std::string path = str_env("TOKEN_SECRET_FILE");
     if (path.empty()) die(program, "TOKEN_SECRET_FILE is not set (a file of >= 32 random bytes)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) die(program, "TOKEN_SECRET_FILE '" + path + "' cannot be read");
-    c.token_secret.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    c.token_secret = read_secret_or_exit(program, path);
     while (!c.token_secret.empty() &&
            (c.token_secret.back() == '\n' || c.token_secret.back() == '\r')) {
       c.token_secret.pop_back();

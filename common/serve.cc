@@ -45,10 +45,11 @@ struct Options {
   const char* socket_path = nullptr;
   int threads = 4;
   int db_connections = 0;  // 0: one per thread
+  bool help = false;       // --help: usage printed, exit 0
 };
 
-void usage(const char* program) {
-  std::fprintf(stderr,
+void usage(const char* program, FILE* out = stderr) {
+  std::fprintf(out,
                "usage: %s [--threads N] [--db-connections M] [--socket PATH]\n"
                "  Serves FastCGI on fd 0 (spawn-fcgi, systemd StandardInput=socket)\n"
                "  or on a unix socket at PATH, with N threads sharing M database\n"
@@ -73,6 +74,10 @@ bool parse_options(int argc, char** argv, const char* program, Options* o) {
       }
     } else if (arg == "--socket" && i + 1 < argc) {
       o->socket_path = argv[++i];
+    } else if (arg == "--help" || arg == "-h") {
+      usage(program, stdout);
+      o->help = true;
+      return true;
     } else {
       usage(program);
       return false;
@@ -366,7 +371,15 @@ Response ping_handler(Ctx&) { return Response{200, R"({"status":"ok"})", {}}; }
 int serve_main(int argc, char** argv, const char* program, std::vector<Route> routes) {
   Options opt;
   if (!parse_options(argc, argv, program, &opt)) return 2;
+  if (opt.help) return 0;
   Config config = config_from_env_or_exit(program, ConfigNeeds::kDatabaseAndSecret);
+  {
+    // A handler without its database cannot serve anything: exit (one line,
+    // from Db) rather than answer 503 to every request. systemd restarts it
+    // (Restart=on-failure) until PostgreSQL is up.
+    Db probe(config.database_url);
+    if (!probe.ensure_connected()) return 1;
+  }
   crypto_init();
   json_arena_install();
   // Argon2id borrows 64 MiB per login. A fixed mmap threshold makes such

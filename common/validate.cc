@@ -18,6 +18,12 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' |
 
 }  // namespace
 
+std::string_view trim_space(std::string_view v) {
+  while (!v.empty() && is_space(v.front())) v.remove_prefix(1);
+  while (!v.empty() && is_space(v.back())) v.remove_suffix(1);
+  return v;
+}
+
 BodyReader::BodyReader(const cJSON* object, FieldErrors& errors, std::string prefix)
     : object_(object), errors_(errors), prefix_(std::move(prefix)) {}
 
@@ -51,10 +57,7 @@ Field<std::string> BodyReader::str(const char* name, const StrRule& rule) {
     return f;
   }
   std::string_view v = item->valuestring;
-  if (rule.trim) {
-    while (!v.empty() && is_space(v.front())) v.remove_prefix(1);
-    while (!v.empty() && is_space(v.back())) v.remove_suffix(1);
-  }
+  if (rule.trim) v = trim_space(v);
   size_t length = utf8_length(v);
   bool ok = true;
   if (rule.required && length == 0) {

@@ -85,6 +85,10 @@ class BodyReader {
 // Parses the request body as a JSON object: 400 {error} when it is not one.
 Result<Json> parse_json_object(const Request& req);
 
+// `v` without the ASCII white space (space, \t, \n, \r, \f) at its ends: what
+// StrRule::trim strips.
+std::string_view trim_space(std::string_view v);
+
 // True when `email` can be an address: valid UTF-8 with an '@' that is
 // neither its first nor its last character, and no control character, space
 // or other white space (ASCII or Unicode, such as U+00A0), nor a zero-width

@@ -2,6 +2,8 @@
 // and prints one clear line on failure.
 #pragma once
 
+#include <string>
+
 #include "db.h"
 
 namespace ca {
@@ -10,7 +12,20 @@ namespace ca {
 // order, each in its own transaction. Safe to run concurrently and repeatedly.
 int cli_migrate(Db& db, const char* sql_dir);
 
-// `--email E --name N`; the password is the first line of stdin.
-int cli_user_create(Db& db, int argc, char** argv);
+// `user create`: what its options and stdin asked for, checked by the rules
+// of POST /team-members/{tenantId} for a new account.
+struct UserToCreate {
+  std::string email;
+  std::string name;
+  std::string password;
+  bool if_missing = false;
+};
+
+// Reads `--email E --name N [--if-missing]` and the password (the first line
+// of stdin), before any database is needed: 0, or 2 after one line on stderr.
+int cli_user_create_parse(int argc, char** argv, UserToCreate* out);
+
+// Creates the account (or with if_missing leaves an existing one alone).
+int cli_user_create(Db& db, const UserToCreate& user);
 
 }  // namespace ca

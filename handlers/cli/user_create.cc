@@ -18,44 +18,54 @@ const Statement kCreate{"cli_user_create",
 
 }  // namespace
 
-int cli_user_create(Db& db, int argc, char** argv) {
-  std::string email, name;
-  bool if_missing = false;
+int cli_user_create_parse(int argc, char** argv, UserToCreate* out) {
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--email") == 0 && i + 1 < argc) {
-      email = argv[++i];
+      out->email = trim_space(argv[++i]);
     } else if (std::strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
-      name = argv[++i];
+      out->name = trim_space(argv[++i]);
     } else if (std::strcmp(argv[i], "--if-missing") == 0) {
-      if_missing = true;
+      out->if_missing = true;
     } else {
       std::fprintf(stderr, "commerce-admin: unknown option '%s'\n", argv[i]);
       return 2;
     }
   }
-  if (email.empty() || name.empty()) {
+  if (out->email.empty() || out->name.empty()) {
     std::fprintf(stderr, "commerce-admin: user create needs --email EMAIL and --name NAME\n");
     return 2;
   }
   // The rules of POST /team-members/{tenantId} (and the users table's CHECK).
-  if (!email_plausible(email) || utf8_length(email) > 254) {
+  if (!email_plausible(out->email) || utf8_length(out->email) > 254) {
     std::fprintf(stderr,
                  "commerce-admin: --email is not an address (text on both sides of an @, no "
                  "spaces or control characters, at most 254 characters)\n");
     return 2;
   }
-  std::string password;
-  std::getline(std::cin, password);
-  if (password.size() < 8) {
-    std::fprintf(stderr, "commerce-admin: the password (first line of stdin) needs >= 8 chars\n");
+  if (!utf8_valid(out->name) || utf8_length(out->name) > 255) {
+    std::fprintf(stderr, "commerce-admin: --name must be UTF-8 text of at most 255 characters\n");
     return 2;
   }
-  auto hash = password_hash(password);
+  std::getline(std::cin, out->password);
+  size_t length = utf8_valid(out->password) ? utf8_length(out->password) : 0;
+  if (length < 8 || length > 1024) {
+    std::fprintf(stderr,
+                 "commerce-admin: the password (first line of stdin) must be UTF-8 text of 8 to "
+                 "1024 characters, as login accepts\n");
+    return 2;
+  }
+  return 0;
+}
+
+int cli_user_create(Db& db, const UserToCreate& user) {
+  const std::string& email = user.email;
+  const bool if_missing = user.if_missing;
+  auto hash = password_hash(user.password);
   if (!hash) {
     std::fprintf(stderr, "commerce-admin: password hashing failed (out of memory?)\n");
     return 1;
   }
-  DbResult r = db.exec(kCreate, {name, email, *hash});
+  DbResult r = db.exec(kCreate, {user.name, email, *hash});
   if (!r.ok()) {
     std::fprintf(stderr, "commerce-admin: %s\n", r.error().message.c_str());
     return 1;

@@ -58,8 +58,13 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--loop") == 0) {
       loop = true;
     } else {
-      std::fprintf(stderr, "usage: commerce-admin-worker [--loop]\n");
-      return 2;
+      bool help = std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
+      std::fprintf(help ? stdout : stderr,
+                   "usage: commerce-admin-worker [--loop]\n"
+                   "  One pass of webhook deliveries, push and scheduled publishing (the\n"
+                   "  systemd timer's), or with --loop a pass about every second until SIGTERM.\n"
+                   "  Configuration comes from the environment.\n");
+      return help ? 0 : 2;
     }
   }
   ca::Config config =

@@ -1,0 +1,236 @@
+// The operator's side (DESIGN §7): a handler that cannot start exits at once
+// with one clear line on stderr, whatever is wrong with its configuration
+// (never a crash, a hang or a process that answers 503 to everything); the
+// CLI checks its command and arguments before it needs the database, and
+// creates only accounts the API would accept; --help is exit 0 everywhere.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "stack.h"
+
+namespace ca::test {
+namespace {
+
+struct Outcome {
+  int status = -1;  // exit code; 128 + N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+std::string sh_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs `command` with the stack's environment ($CA_STATE_DIR/env, for PATH
+// and the stack's DATABASE_URL and TOKEN_SECRET_FILE), `env` on top (a
+// value of "<unset>" unsets the variable), `input` on stdin. Killed after
+// 10 s, so a hang fails the test as status 137 instead of blocking it.
+Outcome run(const std::string& command, const std::map<std::string, std::string>& env = {},
+            const std::string& input = "") {
+  static int n = 0;
+  std::string base =
+      state_dir() + "/operator-" + std::to_string(getpid()) + "-" + std::to_string(++n);
+  {
+    std::ofstream in(base + ".in");
+    in << input;
+  }
+  std::string script = ". " + sh_quote(state_dir() + "/env") + "; ";
+  script += "export ASAN_OPTIONS=log_path=" + state_dir() +
+            "/log/asan:detect_leaks=1 UBSAN_OPTIONS=log_path=" + state_dir() +
+            "/log/ubsan:print_stacktrace=1:halt_on_error=1; ";
+  for (const auto& [k, v] : env) {
+    script += v == "<unset>" ? "unset " + k + "; " : "export " + k + "=" + sh_quote(v) + "; ";
+  }
+  script += "exec timeout -s KILL 10 " + command + " <" + sh_quote(base + ".in") + " >" +
+            sh_quote(base + ".out") + " 2>" + sh_quote(base + ".err");
+  int raw = std::system(("/bin/bash -c " + sh_quote(script)).c_str());
+  Outcome r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  return r;
+}
+
+int lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+const char* kHandler = "commerce-admin-products";
+
+// --- handlers --------------------------------------------------------------------------
+
+TEST(HandlerStartup, ATokenSecretFileThatIsNotARegularFileIsOneLine) {
+  std::string fifo = state_dir() + "/operator-fifo-" + std::to_string(getpid());
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // A directory threw out of std::ifstream (abort); /dev/zero and
+  // /dev/urandom were read until memory ran out; a FIFO blocked forever.
+  for (const std::string& path :
+       {std::string("/tmp"), std::string("/dev/zero"), std::string("/dev/urandom"), fifo}) {
+    Outcome r = run(kHandler, {{"TOKEN_SECRET_FILE", path}});
+    EXPECT_EQ(r.status, 2) << path;
+    EXPECT_EQ(r.err,
+              std::string(kHandler) + ": TOKEN_SECRET_FILE '" + path + "' is not a regular file\n");
+  }
+  unlink(fifo.c_str());
+}
+
+TEST(HandlerStartup, ATokenSecretFileThatIsMissingTooShortOrTooLargeIsOneLine) {
+  std::string dir = state_dir();
+  std::string big = dir + "/operator-big-secret", short_one = dir + "/operator-short-secret";
+  std::ofstream(big) << std::string(4097, 'k');
+  std::ofstream(short_one) << "only-31-bytes-of-secret-here-xx\n";
+  Outcome large = run(kHandler, {{"TOKEN_SECRET_FILE", big}});
+  EXPECT_EQ(large.status, 2);
+  EXPECT_EQ(large.err, std::string(kHandler) + ": TOKEN_SECRET_FILE '" + big +
+                           "' is larger than 4096 bytes\n");
+  Outcome small = run(kHandler, {{"TOKEN_SECRET_FILE", short_one}});
+  EXPECT_EQ(small.status, 2);
+  EXPECT_EQ(small.err, std::string(kHandler) + ": TOKEN_SECRET_FILE '" + short_one +
+                           "' holds 31 bytes; at least 32 are needed\n");
+  Outcome missing = run(kHandler, {{"TOKEN_SECRET_FILE", dir + "/no-such-file"}});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err, std::string(kHandler) + ": TOKEN_SECRET_FILE '" + dir +
+                             "/no-such-file' cannot be read: No such file or directory\n");
+  Outcome unset = run(kHandler, {{"TOKEN_SECRET_FILE", "<unset>"}});
+  EXPECT_EQ(unset.status, 2);
+  EXPECT_EQ(unset.err, std::string(kHandler) +
+                           ": TOKEN_SECRET_FILE is not set (a file of >= 32 random bytes)\n");
+}
+
+TEST(HandlerStartup, ADatabaseUrlThatIsNotAConninfoIsOneLine) {
+  Outcome r = run(kHandler, {{"DATABASE_URL", "garbage"}});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, std::string(kHandler) +
+                       ": DATABASE_URL is not a libpq conninfo: missing \"=\" after \"garbage\" "
+                       "in connection info string\n");
+}
+
+// It used to start, log "serving", and answer 503 to every request.
+TEST(HandlerStartup, ADatabaseItCannotReachIsOneLineAndExit1) {
+  for (const std::string& url :
+       {std::string("host=/nonexistent dbname=commerce_admin"),
+        "host=" + state_dir() + "/run dbname=no_such_database user=postgres"}) {
+    Outcome r = run(kHandler, {{"DATABASE_URL", url}});
+    EXPECT_EQ(r.status, 1) << url;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind(std::string(kHandler) + ": error: database connection failed: ", 0), 0u)
+        << r.err;
+  }
+}
+
+TEST(HandlerStartup, WithItsConfigurationRightItGetsAsFarAsItsSocket) {
+  // The stack's own settings pass every check above; without a socket on fd 0
+  // it stops there (one line, exit 2).
+  Outcome r = run(kHandler);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, std::string(kHandler) +
+                       ": fd 0 is not a listening socket; start it with spawn-fcgi or systemd "
+                       "socket activation, or pass --socket PATH\n");
+}
+
+TEST(HandlerStartup, HelpIsExit0OnStdoutAndABadOptionExit2) {
+  for (const char* program : {"commerce-admin-products", "commerce-admin-auth"}) {
+    Outcome help = run(std::string(program) + " --help", {{"DATABASE_URL", "<unset>"}});
+    EXPECT_EQ(help.status, 0) << program;
+    EXPECT_EQ(help.out.rfind(std::string("usage: ") + program + " [--threads N]", 0), 0u)
+        << help.out;
+    EXPECT_EQ(help.err, "");
+    Outcome bad = run(std::string(program) + " --bogus");
+    EXPECT_EQ(bad.status, 2) << program;
+    EXPECT_EQ(bad.err.rfind(std::string("usage: ") + program, 0), 0u) << bad.err;
+  }
+  Outcome worker = run("commerce-admin-worker --help", {{"DATABASE_URL", "<unset>"}});
+  EXPECT_EQ(worker.status, 0);
+  EXPECT_EQ(worker.out.rfind("usage: commerce-admin-worker [--loop]\n", 0), 0u) << worker.out;
+  EXPECT_EQ(run("commerce-admin-worker --bogus").status, 2);
+}
+
+// --- the CLI ---------------------------------------------------------------------------
+
+TEST(Cli, ItsCommandIsCheckedBeforeTheDatabaseIsNeeded) {
+  // No database at all: a bad command is still the usage and exit 2.
+  for (const std::string& args :
+       {std::string("bogus"), std::string(""), std::string("migrate --sql-dir"),
+        std::string("health now"), std::string("user create --email a@b.local")}) {
+    Outcome r = run("commerce-admin " + args, {{"DATABASE_URL", "<unset>"}}, "password1\n");
+    EXPECT_EQ(r.status, 2) << args;
+    // The usage (or the option's own line), never the missing database.
+    EXPECT_EQ(r.err.find("is not set"), std::string::npos) << args << ": " << r.err;
+    EXPECT_TRUE(r.err.rfind("usage: commerce-admin", 0) == 0 ||
+                r.err == "commerce-admin: user create needs --email EMAIL and --name NAME\n")
+        << args << ": " << r.err;
+  }
+  Outcome help = run("commerce-admin --help", {{"DATABASE_URL", "<unset>"}});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("[--if-missing]"), std::string::npos) << help.out;
+  // A good command without a database says so in one line.
+  Outcome health = run("commerce-admin health", {{"DATABASE_URL", "<unset>"}});
+  EXPECT_EQ(health.status, 2);
+  EXPECT_EQ(lines(health.err), 1);
+  EXPECT_EQ(health.err.rfind("commerce-admin: DATABASE_URL is not set", 0), 0u) << health.err;
+}
+
+TEST(Cli, UserCreateRefusesWhatTheApiWouldRefuse) {
+  std::string email = unique("cli") + "@test.local";
+  const std::string create = "commerce-admin user create --email " + email + " --name ";
+  struct Case {
+    std::string name;
+    std::string password;
+    std::string error;
+  };
+  const std::string kPassword =
+      "commerce-admin: the password (first line of stdin) must be UTF-8 text of 8 to 1024 "
+      "characters, as login accepts\n";
+  const std::vector<Case> cases{
+      {"Long", std::string(1025, 'p'), kPassword},
+      {"Short", "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", kPassword},  // 5 characters, 10 bytes
+      {"Bytes", "\xFF\xFE\xFD\xFC\xFB\xFA\xF9\xF8", kPassword},
+      {sh_quote("   "), "password1",
+       "commerce-admin: user create needs --email EMAIL and --name NAME\n"},
+      {std::string(256, 'n'), "password1",
+       "commerce-admin: --name must be UTF-8 text of at most 255 characters\n"},
+  };
+  for (const Case& c : cases) {
+    Outcome r = run(create + c.name, {}, c.password + "\n");
+    EXPECT_EQ(r.status, 2) << c.name;
+    EXPECT_EQ(r.err, c.error) << c.name;
+  }
+  EXPECT_EQ(sql("SELECT count(*) FROM users WHERE lower(email) = lower('" + email + "')"),
+            (std::vector<std::string>{"0"}));
+
+  // At the limits it is created, trimmed, and can log in.
+  std::string password = std::string(1023, 'p') + "\xC3\xA9";  // 1024 characters
+  Outcome made = run("commerce-admin user create --email ' " + email + " ' --name '  Cli User '",
+                     {}, password + "\n");
+  ASSERT_EQ(made.status, 0) << made.err;
+  EXPECT_EQ(
+      sql("SELECT name || '|' || email FROM users WHERE lower(email) = lower('" + email + "')"),
+      (std::vector<std::string>{"Cli User|" + email}));
+  EXPECT_EQ(login_response(email, password).status, 200);
+  // --if-missing leaves it as it is.
+  Outcome again = run(create + "Other --if-missing", {}, "password1\n");
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.out, "user " + email + " exists already\n");
+}
+
+}  // namespace
+}  // namespace ca::test

@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
                             {"POST", "/api/v2/admin/login", ca::login_handler},
                             {"POST", "/api/v2/admin/logout", ca::logout_handler},
                             {"GET", "/healthz", ca::health_handler},
+                            {"HEAD", "/healthz", ca::health_handler},
                             {"GET", "/api/v2/admin/ping", ca::ping_handler},
                         });
 }

@@ -289,7 +289,7 @@ TEST(RoutesTest, WrongMethodIs405WithAllow) {
            {"PUT", "/api/v2/admin/team-members/1", "GET, POST"},
            {"GET", "/api/v2/admin/login", "POST"},
            {"GET", "/api/v2/admin/logout", "POST"},
-           {"POST", "/healthz", "GET"},
+           {"POST", "/healthz", "GET, HEAD"},
        }) {
     // No token: the route is decided before authentication.
     HttpResponse r = http(c.method, c.path);
@@ -309,6 +309,11 @@ TEST(RoutesTest, HealthAndPing) {
   EXPECT_EQ(ping.body, R"({"status":"ok"})");
   // Probes need no token and ignore a bad one.
   EXPECT_EQ(http("GET", "/healthz", {.token = "garbage"}).status, 200);
+  // Monitors that probe with HEAD get the status and headers, no body.
+  HttpResponse head = http("HEAD", "/healthz");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.body, "");
+  EXPECT_EQ(head.headers["content-type"], "application/json; charset=utf-8");
 }
 
 // --- rate limits (run last) -------------------------------------------------------------------

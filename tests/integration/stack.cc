@@ -145,6 +145,8 @@ HttpResponse http(const std::string& method, const std::string& path, const Call
   std::unique_ptr<curl_slist, SlistDeleter> headers(raw);
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
+  // HEAD: headers only (curl would otherwise wait for Content-Length bytes).
+  if (method == "HEAD") curl_easy_setopt(curl.get(), CURLOPT_NOBODY, 1L);
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
   if (call.body) {
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, call.body->data());

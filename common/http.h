@@ -72,8 +72,50 @@ const char* status_reason(int status);
 // Percent-decoding for query strings ('+' is a space). Empty on malformed input.
 std::optional<std::string> url_decode(std::string_view in);
 
+// Calls `visit(code_point)` for each code point of `s` in order. False when
+// `s` is not well-formed UTF-8 (overlongs, surrogates, > U+10FFFF, a cut
+// sequence) or `visit` returned false; the one UTF-8 decoder of the project.
+template <class Visit>
+bool utf8_decode(std::string_view s, Visit&& visit) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    unsigned char c = *p;
+    int extra = 0;
+    uint32_t cp = c;
+    if (c < 0x80) {
+      extra = 0;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p <= extra) return false;
+    for (int i = 1; i <= extra; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    if (!visit(cp)) return false;
+    p += extra + 1;
+  }
+  return true;
+}
+
 // True when `s` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
-bool utf8_valid(std::string_view s);
+inline bool utf8_valid(std::string_view s) {
+  return utf8_decode(s, [](uint32_t) { return true; });
+}
 
 // Number of code points in valid UTF-8 `s`.
 size_t utf8_length(std::string_view s);

@@ -293,21 +293,8 @@ bool forbidden_in_email(uint32_t cp) {
 
 bool email_plausible(std::string_view email) {
   size_t at = email.find('@');
-  if (at == std::string_view::npos || at == 0 || email.back() == '@' || !utf8_valid(email)) {
-    return false;
-  }
-  const auto* p = reinterpret_cast<const unsigned char*>(email.data());
-  const auto* end = p + email.size();
-  while (p < end) {
-    // Valid UTF-8 (checked above): the lead byte gives the length.
-    uint32_t cp = *p;
-    int extra = cp < 0x80 ? 0 : cp < 0xE0 ? 1 : cp < 0xF0 ? 2 : 3;
-    if (extra > 0) cp &= 0x3Fu >> extra;
-    for (int i = 1; i <= extra; ++i) cp = (cp << 6) | (p[i] & 0x3F);
-    if (forbidden_in_email(cp)) return false;
-    p += extra + 1;
-  }
-  return true;
+  if (at == std::string_view::npos || at == 0 || email.back() == '@') return false;
+  return utf8_decode(email, [](uint32_t cp) { return !forbidden_in_email(cp); });
 }
 
 bool has_at_most_two_decimals(double v) {

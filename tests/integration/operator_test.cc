@@ -24,12 +24,6 @@ struct Outcome {
   std::string err;
 };
 
-std::string sh_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
@@ -37,10 +31,9 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-// Runs `command` with the stack's environment ($CA_STATE_DIR/env, for PATH
-// and the stack's DATABASE_URL and TOKEN_SECRET_FILE), `env` on top (a
-// value of "<unset>" unsets the variable), `input` on stdin. Killed after
-// 10 s, so a hang fails the test as status 137 instead of blocking it.
+// Runs `command` with the stack's environment (stack_shell_prelude), `env`
+// on top, `input` on stdin. Killed after 10 s, so a hang fails the test as
+// status 137 instead of blocking it.
 Outcome run(const std::string& command, const std::map<std::string, std::string>& env = {},
             const std::string& input = "") {
   static int n = 0;
@@ -50,16 +43,10 @@ Outcome run(const std::string& command, const std::map<std::string, std::string>
     std::ofstream in(base + ".in");
     in << input;
   }
-  std::string script = ". " + sh_quote(state_dir() + "/env") + "; ";
-  script += "export ASAN_OPTIONS=log_path=" + state_dir() +
-            "/log/asan:detect_leaks=1 UBSAN_OPTIONS=log_path=" + state_dir() +
-            "/log/ubsan:print_stacktrace=1:halt_on_error=1; ";
-  for (const auto& [k, v] : env) {
-    script += v == "<unset>" ? "unset " + k + "; " : "export " + k + "=" + sh_quote(v) + "; ";
-  }
-  script += "exec timeout -s KILL 10 " + command + " <" + sh_quote(base + ".in") + " >" +
-            sh_quote(base + ".out") + " 2>" + sh_quote(base + ".err");
-  int raw = std::system(("/bin/bash -c " + sh_quote(script)).c_str());
+  std::string script = stack_shell_prelude(env) + "exec timeout -s KILL 10 " + command + " <" +
+                       shell_quote(base + ".in") + " >" + shell_quote(base + ".out") + " 2>" +
+                       shell_quote(base + ".err");
+  int raw = std::system(("/bin/bash -c " + shell_quote(script)).c_str());
   Outcome r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
   r.out = slurp(base + ".out");
@@ -110,7 +97,7 @@ TEST(HandlerStartup, ATokenSecretFileThatIsMissingTooShortOrTooLargeIsOneLine) {
   EXPECT_EQ(missing.status, 2);
   EXPECT_EQ(missing.err, std::string(kHandler) + ": TOKEN_SECRET_FILE '" + dir +
                              "/no-such-file' cannot be read: No such file or directory\n");
-  Outcome unset = run(kHandler, {{"TOKEN_SECRET_FILE", "<unset>"}});
+  Outcome unset = run(kHandler, {{"TOKEN_SECRET_FILE", kUnset}});
   EXPECT_EQ(unset.status, 2);
   EXPECT_EQ(unset.err, std::string(kHandler) +
                            ": TOKEN_SECRET_FILE is not set (a file of >= 32 random bytes)\n");
@@ -149,7 +136,7 @@ TEST(HandlerStartup, WithItsConfigurationRightItGetsAsFarAsItsSocket) {
 
 TEST(HandlerStartup, HelpIsExit0OnStdoutAndABadOptionExit2) {
   for (const char* program : {"commerce-admin-products", "commerce-admin-auth"}) {
-    Outcome help = run(std::string(program) + " --help", {{"DATABASE_URL", "<unset>"}});
+    Outcome help = run(std::string(program) + " --help", {{"DATABASE_URL", kUnset}});
     EXPECT_EQ(help.status, 0) << program;
     EXPECT_EQ(help.out.rfind(std::string("usage: ") + program + " [--threads N]", 0), 0u)
         << help.out;
@@ -158,7 +145,7 @@ TEST(HandlerStartup, HelpIsExit0OnStdoutAndABadOptionExit2) {
     EXPECT_EQ(bad.status, 2) << program;
     EXPECT_EQ(bad.err.rfind(std::string("usage: ") + program, 0), 0u) << bad.err;
   }
-  Outcome worker = run("commerce-admin-worker --help", {{"DATABASE_URL", "<unset>"}});
+  Outcome worker = run("commerce-admin-worker --help", {{"DATABASE_URL", kUnset}});
   EXPECT_EQ(worker.status, 0);
   EXPECT_EQ(worker.out.rfind("usage: commerce-admin-worker [--loop]\n", 0), 0u) << worker.out;
   EXPECT_EQ(run("commerce-admin-worker --bogus").status, 2);
@@ -171,7 +158,7 @@ TEST(Cli, ItsCommandIsCheckedBeforeTheDatabaseIsNeeded) {
   for (const std::string& args :
        {std::string("bogus"), std::string(""), std::string("migrate --sql-dir"),
         std::string("health now"), std::string("user create --email a@b.local")}) {
-    Outcome r = run("commerce-admin " + args, {{"DATABASE_URL", "<unset>"}}, "password1\n");
+    Outcome r = run("commerce-admin " + args, {{"DATABASE_URL", kUnset}}, "password1\n");
     EXPECT_EQ(r.status, 2) << args;
     // The usage (or the option's own line), never the missing database.
     EXPECT_EQ(r.err.find("is not set"), std::string::npos) << args << ": " << r.err;
@@ -179,11 +166,11 @@ TEST(Cli, ItsCommandIsCheckedBeforeTheDatabaseIsNeeded) {
                 r.err == "commerce-admin: user create needs --email EMAIL and --name NAME\n")
         << args << ": " << r.err;
   }
-  Outcome help = run("commerce-admin --help", {{"DATABASE_URL", "<unset>"}});
+  Outcome help = run("commerce-admin --help", {{"DATABASE_URL", kUnset}});
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("[--if-missing]"), std::string::npos) << help.out;
   // A good command without a database says so in one line.
-  Outcome health = run("commerce-admin health", {{"DATABASE_URL", "<unset>"}});
+  Outcome health = run("commerce-admin health", {{"DATABASE_URL", kUnset}});
   EXPECT_EQ(health.status, 2);
   EXPECT_EQ(lines(health.err), 1);
   EXPECT_EQ(health.err.rfind("commerce-admin: DATABASE_URL is not set", 0), 0u) << health.err;
@@ -204,7 +191,7 @@ TEST(Cli, UserCreateRefusesWhatTheApiWouldRefuse) {
       {"Long", std::string(1025, 'p'), kPassword},
       {"Short", "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", kPassword},  // 5 characters, 10 bytes
       {"Bytes", "\xFF\xFE\xFD\xFC\xFB\xFA\xF9\xF8", kPassword},
-      {sh_quote("   "), "password1",
+      {shell_quote("   "), "password1",
        "commerce-admin: user create needs --email EMAIL and --name NAME\n"},
       {std::string(256, 'n'), "password1",
        "commerce-admin: --name must be UTF-8 text of at most 255 characters\n"},

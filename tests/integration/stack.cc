@@ -400,13 +400,6 @@ char process_state(pid_t pid) {
   return state;
 }
 
-// `value` as one single-quoted shell word.
-std::string shell_quote(const std::string& value) {
-  std::string out = "'";
-  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::atomic<int> worker_counter{0};
 
 }  // namespace
@@ -428,17 +421,29 @@ void StackWorkerPause::resume() {
   pids_.clear();
 }
 
-pid_t start_with_stack_env(const std::string& command, const std::string& log,
-                           const std::map<std::string, std::string>& overrides) {
-  std::string script = ". \"$0\"; ";
+std::string shell_quote(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string stack_shell_prelude(const std::map<std::string, std::string>& overrides) {
+  std::string script = ". " + shell_quote(state_dir() + "/env") + "; ";
   // Sanitizer builds report into the stack's log dir, where scripts/test looks.
   script += "export ASAN_OPTIONS=log_path=" + state_dir() +
             "/log/asan:detect_leaks=1 UBSAN_OPTIONS=log_path=" + state_dir() +
             "/log/ubsan:print_stacktrace=1:halt_on_error=1; ";
-  for (const auto& [k, v] : overrides) script += "export " + k + "=" + shell_quote(v) + "; ";
-  script += "exec " + command + " 2>>\"$1\"";
-  std::string env_file = state_dir() + "/env";
-  std::vector<std::string> args = {"/bin/bash", "-c", script, env_file, log};
+  for (const auto& [k, v] : overrides) {
+    script += v == kUnset ? "unset " + k + "; " : "export " + k + "=" + shell_quote(v) + "; ";
+  }
+  return script;
+}
+
+pid_t start_with_stack_env(const std::string& command, const std::string& log,
+                           const std::map<std::string, std::string>& overrides) {
+  std::string script =
+      stack_shell_prelude(overrides) + "exec " + command + " 2>>" + shell_quote(log);
+  std::vector<std::string> args = {"/bin/bash", "-c", script};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

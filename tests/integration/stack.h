@@ -187,6 +187,15 @@ class StackWorkerPause {
   std::vector<pid_t> pids_;
 };
 
+// `value` as one single-quoted shell word.
+std::string shell_quote(const std::string& value);
+// An override value that unsets the variable instead.
+inline constexpr const char* kUnset = "<unset>";
+// Shell commands that give what follows them the stack's environment
+// ($CA_STATE_DIR/env: PATH, DATABASE_URL, TOKEN_SECRET_FILE, ...), the
+// sanitizers' log paths, and `overrides` on top (kUnset unsets).
+std::string stack_shell_prelude(const std::map<std::string, std::string>& overrides = {});
+
 // Runs `command` (a program on the stack's PATH and its arguments) with the
 // stack's environment ($CA_STATE_DIR/env) plus `overrides`, stderr appended
 // to `log`; it dies with the test process (PR_SET_PDEATHSIG). 0 on failure.

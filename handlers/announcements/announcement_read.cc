@@ -1,4 +1,5 @@
 // The paginated list, the caller's active list, and one announcement.
+#include "active_list.h"
 #include "announcement_json.h"
 #include "announcements.h"
 #include "auth.h"
@@ -28,7 +29,8 @@ const Statement kList{
     "ORDER BY a.created_at DESC, a.id DESC"};
 constexpr int kListTotal = kAnnouncementColumnCount;
 
-// One statement for the whole active list. The partial index
+// The active list from the database, one statement: what is answered when
+// the kept list (below) is not current. The partial index
 // announcements_live_idx gives the tenant's published rows that have not
 // expired (the expiry is written as that index's expression), however many
 // expired ones the history holds. Each row's JSON was rendered when it was
@@ -40,6 +42,10 @@ constexpr int kListTotal = kAnnouncementColumnCount;
 // columns is found by walking the row's columns on every comparison
 // (nocachegetattr, a tenth of PostgreSQL's time on this statement; 7-15%
 // more tps with the keys first).
+// The live rows are those kActiveFill keeps; the two conditions must agree.
+#define CA_LIVE_ANNOUNCEMENT                     \
+  "a.tenant_id = $1 AND a.status = 'published' " \
+  "AND COALESCE(a.expires_at, 'infinity'::timestamptz) > now() "
 const Statement kActive{
     "announcements_active",
     "SELECT a.priority, a.created_at, a.id, a.active_json, r.dismissed IS NOT NULL, "
@@ -48,30 +54,77 @@ const Statement kActive{
     "LEFT JOIN LATERAL (SELECT r.dismissed FROM announcement_reads r "
     "                   WHERE r.tenant_id = a.tenant_id AND r.announcement_id = a.id "
     "                     AND r.user_id = $2 LIMIT 1) r ON true "
-    "WHERE a.tenant_id = $1 AND a.status = 'published' "
+    "WHERE " CA_LIVE_ANNOUNCEMENT
     "  AND (a.scheduled_at IS NULL OR a.scheduled_at <= now()) "
-    "  AND COALESCE(a.expires_at, 'infinity'::timestamptz) > now() "
     "  AND r.dismissed IS NOT TRUE "
     "ORDER BY a.priority DESC, a.created_at DESC, a.id DESC"};
 enum ActiveColumn { kActiveJson = 3, kActiveIsRead, kActiveIsDismissed };
+
+// The tenant's list version (sql/019). A tenant gets its row with its first
+// announcement, in the same transaction: no row is version 0, the empty list.
+#define CA_LIST_VERSION \
+  "COALESCE((SELECT version FROM announcement_list_versions WHERE tenant_id = $1), 0)"
+
+// The tenant's list to keep, with the version it belongs to and the
+// moments it holds between, all read in one snapshot: from now() to the
+// first expiry of a listed row or the first scheduled_at of a row still to
+// come. At least one row (NULL id and JSON when the list is empty).
+const Statement kActiveFill{
+    "announcements_active_fill",
+    "WITH pending AS ("
+    "  SELECT a.priority, a.created_at, a.id, a.active_json, a.scheduled_at, a.expires_at, "
+    "         (a.scheduled_at IS NULL OR a.scheduled_at <= now()) AS live "
+    "  FROM announcements a WHERE " CA_LIVE_ANNOUNCEMENT
+    ") "
+    "SELECT " CA_LIST_VERSION
+    ", ca_epoch_us(now()), "
+    "       ca_epoch_us(LEAST((SELECT min(expires_at) FROM pending WHERE live), "
+    "                         (SELECT min(scheduled_at) FROM pending WHERE NOT live))), "
+    "       p.id, p.active_json "
+    "FROM (VALUES (1)) one LEFT JOIN pending p ON p.live "
+    "ORDER BY p.priority DESC, p.created_at DESC, p.id DESC"};
+enum FillColumn { kFillVersion, kFillNow, kFillUntil, kFillId, kFillJson };
+
+// Sent with the session check: the tenant's version,
+// the database's clock, and the caller's read records of the kept list's
+// announcements ($3). One row with NULL read columns when there are none.
+const Statement kActiveCheck{
+    "announcements_active_check",
+    "SELECT " CA_LIST_VERSION
+    ", ca_epoch_us(now()), r.announcement_id, r.dismissed "
+    "FROM (VALUES (1)) one "
+    "LEFT JOIN announcement_reads r ON r.user_id = $2 AND r.tenant_id = $1 "
+    "                              AND r.announcement_id = ANY ($3::bigint[])"};
+enum CheckColumn { kCheckVersion, kCheckNow, kCheckId, kCheckDismissed };
+
+// Per thread, so without locks; 1 MiB each at most (a list is about 0.6 KB
+// an announcement).
+constexpr size_t kActiveCacheBytes = size_t{1} << 20;
+ActiveListCache& active_lists() {
+  thread_local ActiveListCache cache(kActiveCacheBytes);
+  return cache;
+}
+
+// The kept list when the check's row says it is current.
+bool check_says_current(const Rows& r, const ActiveList& list) {
+  return list.current(r.int64(0, kCheckVersion), r.int64(0, kCheckNow));
+}
+
+std::shared_ptr<const ActiveList> list_from_fill(const Rows& r) {
+  auto list = std::make_shared<ActiveList>();
+  list->version = r.int64(0, kFillVersion);
+  list->valid_from_us = r.int64(0, kFillNow);
+  if (!r.is_null(0, kFillUntil)) list->valid_until_us = r.int64(0, kFillUntil);
+  for (int i = 0; i < r.size(); ++i) {
+    if (!r.is_null(i, kFillId)) list->add(r.int64(i, kFillId), r.text(i, kFillJson));
+  }
+  return list;
+}
 
 const Statement kGet{"announcements_get",
                      "SELECT " CA_ANNOUNCEMENT_COLUMNS
                      " FROM announcements a JOIN users u ON u.id = a.created_by "
                      "WHERE a.tenant_id = $1 AND a.id = $2"};
-
-// The stored object with the caller's read state added before its closing
-// brace (the column always holds one object).
-Json active_json(const Rows& r, int row) {
-  std::string_view stored = r.text(row, kActiveJson);
-  std::string out;
-  out.reserve(stored.size() + 40);
-  out.append(stored.substr(0, stored.size() - 1));
-  out += r.boolean(row, kActiveIsRead) ? R"(,"is_read":true)" : R"(,"is_read":false)";
-  out +=
-      r.boolean(row, kActiveIsDismissed) ? R"(,"is_dismissed":true})" : R"(,"is_dismissed":false})";
-  return json_raw(out);
-}
 
 }  // namespace
 
@@ -92,12 +145,40 @@ Response announcements_list(Ctx& ctx) {
 }
 
 Response announcements_active(Ctx& ctx) {
-  // Token, session, membership and the list in one round trip.
-  CA_TRY(read, authenticate_tenant_header_read(ctx, kActive, {}, ReadArgs::kTenantAndUser));
-  DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
+  int64_t tenant_id = parse_id(ctx.req.tenant_header);
+  std::shared_ptr<const ActiveList> kept = active_lists().find(tenant_id);
+  // Token, session, membership and the check of the kept list in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kActiveCheck,
+                                               {kept ? kept->ids_param : std::string("{}")},
+                                               ReadArgs::kTenantAndUser));
+  DbResult& check = read.rows;
+  if (!check.ok()) return errors::database(check.error());
   Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) json_append(data.get(), active_json(r.rows(), i));
+  if (kept && check_says_current(check.rows(), *kept)) {
+    std::vector<ReadState> reads;
+    for (int i = 0; i < check->size(); ++i) {
+      if (check->is_null(i, kCheckId)) continue;
+      reads.push_back({check->int64(i, kCheckId), check->boolean(i, kCheckDismissed)});
+    }
+    for (std::string& item : active_items_for(*kept, std::move(reads))) {
+      json_append(data.get(), json_raw(item));
+    }
+    return Response::success(200, nullptr, std::move(data));
+  }
+  // Not kept, or no longer the list: the answer from the database, and the
+  // list to keep for the next requests, in a second round trip.
+  std::vector<DbResult> results =
+      ctx.db.pipeline({{&kActive, {tenant_id, read.who.user_id}}, {&kActiveFill, {tenant_id}}});
+  DbResult& r = results[0];
+  if (!r.ok()) return errors::database(r.error());
+  for (int i = 0; i < r->size(); ++i) {
+    json_append(data.get(),
+                json_raw(active_item_json(r->text(i, kActiveJson), r->boolean(i, kActiveIsRead),
+                                          r->boolean(i, kActiveIsDismissed))));
+  }
+  if (results[1].ok()) {
+    active_lists().store(tenant_id, list_from_fill(results[1].rows()));
+  }
   return Response::success(200, nullptr, std::move(data));
 }
 

@@ -914,6 +914,120 @@ TEST(AnnouncementsActive, ReadAndDismissAreEachCallersOwn) {
   EXPECT_EQ(flags(t.token), to_string(a) + ":read:shown ");
 }
 
+// The handlers keep each tenant's active list in memory (one copy per
+// thread of each process, sql/019). Each check below asks many times, so
+// that most of those copies are asked after every change: a copy that
+// outlived its list would answer one of them.
+constexpr int kAskEveryCopy = 16;
+
+// The ids of the active list, as every ask returned them, or a
+// description of the first ask that differed from the others.
+std::vector<int64_t> active_ids_every_time(const Tenant& t, const std::string& token) {
+  std::vector<int64_t> first = active_ids(t, token);
+  for (int i = 1; i < kAskEveryCopy; ++i) {
+    std::vector<int64_t> again = active_ids(t, token);
+    if (again != first) {
+      ADD_FAILURE() << "ask " << i << " gave " << again.size() << " ids, the first "
+                    << first.size();
+      return {-1};
+    }
+  }
+  return first;
+}
+
+TEST(AnnouncementsActive, KeptListsFollowEveryWriteWhoeverMakesIt) {
+  Tenant t = new_tenant();
+  EXPECT_TRUE(active_ids_every_time(t, t.token).empty());  // a tenant with no announcements
+  int64_t a = create(t, R"({"title":"A","type":"info","status":"published"})");
+  EXPECT_EQ(active_ids_every_time(t, t.token), std::vector<int64_t>{a});
+
+  int64_t b = create(t, R"({"title":"B","type":"info","status":"published","priority":1})");
+  EXPECT_EQ(active_ids_every_time(t, t.token), (std::vector<int64_t>{b, a}));
+
+  // An edit of what an item shows.
+  ASSERT_EQ(post(t, path_of(a), R"({"title":"A2"})").status, 200);
+  for (int i = 0; i < kAskEveryCopy; ++i) {
+    ASSERT_EQ(json_get_str(active_item(t, t.token, a).get(), "title").value_or(""), "A2") << i;
+  }
+  // Of the order.
+  ASSERT_EQ(post(t, path_of(b), R"({"priority":0})").status, 200);
+  EXPECT_EQ(active_ids_every_time(t, t.token), (std::vector<int64_t>{b, a}));
+  ASSERT_EQ(post(t, path_of(a), R"({"priority":1})").status, 200);
+  EXPECT_EQ(active_ids_every_time(t, t.token), (std::vector<int64_t>{a, b}));
+  // Of whether it is live: archived, back to draft, scheduled later.
+  ASSERT_EQ(http("DELETE", path_of(a), {.token = t.token, .tenant = t.header}).status, 200);
+  EXPECT_EQ(active_ids_every_time(t, t.token), std::vector<int64_t>{b});
+  ASSERT_EQ(post(t, path_of(b), R"({"scheduled_at":")" + db_time_in(3600) + "\"}").status, 200);
+  EXPECT_TRUE(active_ids_every_time(t, t.token).empty());
+
+  // Writes with SQL, bypassing the API: an update, an insert, a delete.
+  sql("UPDATE announcements SET scheduled_at = NULL WHERE tenant_id = " + t.header +
+      " AND id = " + to_string(b));
+  EXPECT_EQ(active_ids_every_time(t, t.token), std::vector<int64_t>{b});
+  auto inserted = sql(
+      "INSERT INTO announcements (tenant_id, title, type, status, created_by) SELECT " + t.header +
+      ", 'S', 'info', 'published', created_by FROM announcements WHERE id = " + to_string(b) +
+      " RETURNING id");
+  ASSERT_EQ(inserted.size(), 1u);
+  int64_t c = std::stoll(inserted[0]);
+  EXPECT_EQ(active_ids_every_time(t, t.token), (std::vector<int64_t>{c, b}));
+  sql("DELETE FROM announcements WHERE tenant_id = " + t.header + " AND id = " + to_string(b));
+  EXPECT_EQ(active_ids_every_time(t, t.token), std::vector<int64_t>{c});
+
+  // The caller's read state is the caller's own, read every time.
+  TestUser member = add_user(t.token, t.id, "MEMBER");
+  ASSERT_EQ(active_ids_every_time(t, member.token), std::vector<int64_t>{c});
+  ASSERT_EQ(post(t, path_of(c, "/dismiss"), "").status, 200);
+  EXPECT_TRUE(active_ids_every_time(t, t.token).empty());
+  EXPECT_EQ(active_ids_every_time(t, member.token), std::vector<int64_t>{c});
+}
+
+// No write happens at a row's scheduled_at or expires_at: the list changes
+// with the clock, and a kept list must end there.
+TEST(AnnouncementsActive, KeptListsEndWhenARowComesDueOrExpires) {
+  Tenant t = new_tenant();
+  std::string soon = db_time_in(2);
+  int64_t expiring =
+      create(t, R"({"title":"E","type":"info","status":"published","expires_at":")" + soon + "\"}");
+  int64_t coming = create(
+      t, R"({"title":"C","type":"info","status":"published","scheduled_at":")" + soon + "\"}");
+  ASSERT_EQ(active_ids_every_time(t, t.token), std::vector<int64_t>{expiring});
+
+  for (int i = 0; i < 100 && sql("SELECT now() >= '" + soon + "'") != std::vector<std::string>{"t"};
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(sql("SELECT now() >= '" + soon + "'"), std::vector<std::string>{"t"});
+  EXPECT_EQ(active_ids_every_time(t, t.token), std::vector<int64_t>{coming});
+}
+
+// The version a kept list is checked against (sql/019) moves with every
+// write of what the list shows, and not with the worker's push bookkeeping.
+TEST(AnnouncementsActive, ListVersionMovesWithWhatTheListShows) {
+  Tenant t = new_tenant();
+  auto version = [&] {
+    auto rows = sql("SELECT version FROM announcement_list_versions WHERE tenant_id = " + t.header);
+    return rows.empty() ? std::string("none") : rows[0];
+  };
+  EXPECT_EQ(version(), "none");
+  int64_t id = create(t, R"({"title":"V","type":"info","status":"draft"})");
+  EXPECT_EQ(version(), "1");
+  ASSERT_EQ(post(t, path_of(id), R"({"title":"V2"})").status, 200);
+  EXPECT_EQ(version(), "2");
+  std::string where = " WHERE tenant_id = " + t.header + " AND id = " + to_string(id);
+  sql("UPDATE announcements SET push_status = 'failed', push_error = 'x', "
+      "push_lease_until = now()" +
+      where);
+  EXPECT_EQ(version(), "2");
+  sql("UPDATE announcements SET scheduled_at = now() + interval '1 day'" + where);
+  EXPECT_EQ(version(), "3");
+  sql("DELETE FROM announcements" + where);
+  EXPECT_EQ(version(), "4");
+  // Deleting the tenant takes its version with it.
+  sql("DELETE FROM tenants WHERE id = " + t.header);
+  EXPECT_EQ(version(), "none");
+}
+
 // --- read and dismiss -----------------------------------------------------------
 
 TEST(AnnouncementsReadState, ReadIsIdempotentAndDismissAlsoMarksRead) {

@@ -85,29 +85,42 @@ const Statement kActiveFill{
     "ORDER BY p.priority DESC, p.created_at DESC, p.id DESC"};
 enum FillColumn { kFillVersion, kFillNow, kFillUntil, kFillId, kFillJson };
 
-// Sent with the session check: the tenant's version,
-// the database's clock, and the caller's read records of the kept list's
-// announcements ($3). One row with NULL read columns when there are none.
-const Statement kActiveCheck{
-    "announcements_active_check",
-    "SELECT " CA_LIST_VERSION
-    ", ca_epoch_us(now()), r.announcement_id, r.dismissed "
-    "FROM (VALUES (1)) one "
-    "LEFT JOIN announcement_reads r ON r.user_id = $2 AND r.tenant_id = $1 "
-    "                              AND r.announcement_id = ANY ($3::bigint[])"};
-enum CheckColumn { kCheckVersion, kCheckNow, kCheckId, kCheckDismissed };
+// The caller's read version in the tenant (sql/019), the same way.
+#define CA_READ_VERSION                                       \
+  "COALESCE((SELECT version FROM announcement_read_versions " \
+  "          WHERE tenant_id = $1 AND user_id = $2), 0)"
 
-// Per thread, so without locks; 1 MiB each at most (a list is about 0.6 KB
-// an announcement).
-constexpr size_t kActiveCacheBytes = size_t{1} << 20;
+// Sent with the session check: the tenant's list version, the caller's read
+// version and the database's clock. Two primary-key reads.
+const Statement kActiveCheck{"announcements_active_check",
+                             "SELECT " CA_LIST_VERSION ", " CA_READ_VERSION ", ca_epoch_us(now())"};
+enum CheckColumn { kCheckListVersion, kCheckReadVersion, kCheckNow };
+
+// The caller's read records of the kept list's announcements ($3), with
+// the read version they are as of. One row with NULL read columns when
+// there are none. (`IN (SELECT unnest(...))` is hashed once; `= ANY ($3)`
+// unpacked the array again for every read record it was checked against.)
+const Statement kActiveReads{
+    "announcements_active_reads",
+    "SELECT " CA_READ_VERSION
+    ", r.announcement_id, r.dismissed "
+    "FROM (VALUES (1)) one "
+    "LEFT JOIN (SELECT r.announcement_id, r.dismissed FROM announcement_reads r "
+    "           WHERE r.user_id = $2 AND r.tenant_id = $1 "
+    "             AND r.announcement_id IN (SELECT unnest($3::bigint[]))) r ON true"};
+enum ReadsColumn { kReadsVersion, kReadsId, kReadsDismissed };
+
+// Per thread, so without locks: 1 MiB of lists (about 0.6 KB an
+// announcement) and 256 KiB of callers' read records each, at most.
+constexpr size_t kActiveListBytes = size_t{1} << 20;
+constexpr size_t kReaderStateBytes = size_t{256} << 10;
 ActiveListCache& active_lists() {
-  thread_local ActiveListCache cache(kActiveCacheBytes);
+  thread_local ActiveListCache cache(kActiveListBytes);
   return cache;
 }
-
-// The kept list when the check's row says it is current.
-bool check_says_current(const Rows& r, const ActiveList& list) {
-  return list.current(r.int64(0, kCheckVersion), r.int64(0, kCheckNow));
+ReaderStateCache& reader_states() {
+  thread_local ReaderStateCache cache(kReaderStateBytes);
+  return cache;
 }
 
 std::shared_ptr<const ActiveList> list_from_fill(const Rows& r) {
@@ -119,6 +132,35 @@ std::shared_ptr<const ActiveList> list_from_fill(const Rows& r) {
     if (!r.is_null(i, kFillId)) list->add(r.int64(i, kFillId), r.text(i, kFillJson));
   }
   return list;
+}
+
+std::shared_ptr<const ReaderState> reader_from_reads(const Rows& r, int64_t list_version) {
+  auto state = std::make_shared<ReaderState>();
+  state->list_version = list_version;
+  state->reads_version = r.int64(0, kReadsVersion);
+  for (int i = 0; i < r.size(); ++i) {
+    if (!r.is_null(i, kReadsId)) {
+      state->reads.push_back({r.int64(i, kReadsId), r.boolean(i, kReadsDismissed)});
+    }
+  }
+  return state;
+}
+
+// The active list from the database (kActive), and the list to keep for
+// the next requests, in one round trip.
+Response active_from_database(Ctx& ctx, const Principal& who) {
+  std::vector<DbResult> results =
+      ctx.db.pipeline({{&kActive, {who.tenant_id, who.user_id}}, {&kActiveFill, {who.tenant_id}}});
+  DbResult& r = results[0];
+  if (!r.ok()) return errors::database(r.error());
+  Json data = json_array();
+  for (int i = 0; i < r->size(); ++i) {
+    json_append(data.get(),
+                json_raw(active_item_json(r->text(i, kActiveJson), r->boolean(i, kActiveIsRead),
+                                          r->boolean(i, kActiveIsDismissed))));
+  }
+  if (results[1].ok()) active_lists().store(who.tenant_id, list_from_fill(results[1].rows()));
+  return Response::success(200, nullptr, std::move(data));
 }
 
 const Statement kGet{"announcements_get",
@@ -145,41 +187,26 @@ Response announcements_list(Ctx& ctx) {
 }
 
 Response announcements_active(Ctx& ctx) {
-  int64_t tenant_id = parse_id(ctx.req.tenant_header);
-  std::shared_ptr<const ActiveList> kept = active_lists().find(tenant_id);
-  // Token, session, membership and the check of the kept list in one round trip.
-  CA_TRY(read, authenticate_tenant_header_read(ctx, kActiveCheck,
-                                               {kept ? kept->ids_param : std::string("{}")},
-                                               ReadArgs::kTenantAndUser));
+  // Token, session, membership and the versions in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kActiveCheck, {}, ReadArgs::kTenantAndUser));
   DbResult& check = read.rows;
   if (!check.ok()) return errors::database(check.error());
-  Json data = json_array();
-  if (kept && check_says_current(check.rows(), *kept)) {
-    std::vector<ReadState> reads;
-    for (int i = 0; i < check->size(); ++i) {
-      if (check->is_null(i, kCheckId)) continue;
-      reads.push_back({check->int64(i, kCheckId), check->boolean(i, kCheckDismissed)});
-    }
-    for (std::string& item : active_items_for(*kept, std::move(reads))) {
-      json_append(data.get(), json_raw(item));
-    }
-    return Response::success(200, nullptr, std::move(data));
+  const Principal& who = read.who;
+  int64_t list_version = check->int64(0, kCheckListVersion);
+  std::shared_ptr<const ActiveList> list = active_lists().find(who.tenant_id);
+  if (!list || !list->current(list_version, check->int64(0, kCheckNow))) {
+    return active_from_database(ctx, who);
   }
-  // Not kept, or no longer the list: the answer from the database, and the
-  // list to keep for the next requests, in a second round trip.
-  std::vector<DbResult> results =
-      ctx.db.pipeline({{&kActive, {tenant_id, read.who.user_id}}, {&kActiveFill, {tenant_id}}});
-  DbResult& r = results[0];
-  if (!r.ok()) return errors::database(r.error());
-  for (int i = 0; i < r->size(); ++i) {
-    json_append(data.get(),
-                json_raw(active_item_json(r->text(i, kActiveJson), r->boolean(i, kActiveIsRead),
-                                          r->boolean(i, kActiveIsDismissed))));
+  // The kept list is the list. The caller's read records of it, kept or read.
+  ReaderKey key{who.tenant_id, who.user_id};
+  std::shared_ptr<const ReaderState> reader = reader_states().find(key);
+  if (!reader || !reader->current(list_version, check->int64(0, kCheckReadVersion))) {
+    DbResult reads = ctx.db.exec(kActiveReads, {who.tenant_id, who.user_id, list->ids_param});
+    if (!reads.ok()) return errors::database(reads.error());
+    reader = reader_from_reads(reads.rows(), list_version);
+    reader_states().store(key, reader);
   }
-  if (results[1].ok()) {
-    active_lists().store(tenant_id, list_from_fill(results[1].rows()));
-  }
-  return Response::success(200, nullptr, std::move(data));
+  return Response::success(200, nullptr, json_raw(active_array_for(*list, reader->reads)));
 }
 
 Response announcements_get(Ctx& ctx) {

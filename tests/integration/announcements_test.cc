@@ -974,12 +974,25 @@ TEST(AnnouncementsActive, KeptListsFollowEveryWriteWhoeverMakesIt) {
   sql("DELETE FROM announcements WHERE tenant_id = " + t.header + " AND id = " + to_string(b));
   EXPECT_EQ(active_ids_every_time(t, t.token), std::vector<int64_t>{c});
 
-  // The caller's read state is the caller's own, read every time.
+  // The caller's read state is the caller's own, kept apart for each.
   TestUser member = add_user(t.token, t.id, "MEMBER");
   ASSERT_EQ(active_ids_every_time(t, member.token), std::vector<int64_t>{c});
   ASSERT_EQ(post(t, path_of(c, "/dismiss"), "").status, 200);
   EXPECT_TRUE(active_ids_every_time(t, t.token).empty());
   EXPECT_EQ(active_ids_every_time(t, member.token), std::vector<int64_t>{c});
+  // Read records written with SQL: a dismissal taken back, a read removed.
+  sql("UPDATE announcement_reads SET dismissed = false, dismissed_at = NULL WHERE tenant_id = " +
+      t.header + " AND announcement_id = " + to_string(c));
+  for (int i = 0; i < kAskEveryCopy; ++i) {
+    Json item = active_item(t, t.token, c);
+    ASSERT_TRUE(cJSON_IsTrue(json_get(item.get(), "is_read"))) << i;
+  }
+  sql("DELETE FROM announcement_reads WHERE tenant_id = " + t.header +
+      " AND announcement_id = " + to_string(c));
+  for (int i = 0; i < kAskEveryCopy; ++i) {
+    Json item = active_item(t, t.token, c);
+    ASSERT_TRUE(cJSON_IsFalse(json_get(item.get(), "is_read"))) << i;
+  }
 }
 
 // No write happens at a row's scheduled_at or expires_at: the list changes
@@ -1026,6 +1039,38 @@ TEST(AnnouncementsActive, ListVersionMovesWithWhatTheListShows) {
   // Deleting the tenant takes its version with it.
   sql("DELETE FROM tenants WHERE id = " + t.header);
   EXPECT_EQ(version(), "none");
+}
+
+// Likewise each caller's read version in a tenant, with that caller's
+// read records and dismissals, and not with a read repeated.
+TEST(AnnouncementsActive, ReadVersionMovesWithTheCallersReadRecords) {
+  Tenant t = new_tenant();
+  Caller me = admin_caller();
+  TestUser member = add_user(t.token, t.id, "MEMBER");
+  auto version = [&](int64_t user) {
+    auto rows = sql("SELECT version FROM announcement_read_versions WHERE tenant_id = " + t.header +
+                    " AND user_id = " + to_string(user));
+    return rows.empty() ? std::string("none") : rows[0];
+  };
+  int64_t id = create(t, R"({"title":"R","type":"info","status":"published"})");
+  EXPECT_EQ(version(me.id), "none");
+  ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
+  EXPECT_EQ(version(me.id), "1");
+  ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
+  EXPECT_EQ(version(me.id), "1");
+  ASSERT_EQ(post(t, path_of(id, "/dismiss"), "").status, 200);
+  EXPECT_EQ(version(me.id), "2");
+  ASSERT_EQ(post(t, path_of(id, "/dismiss"), "").status, 200);
+  EXPECT_EQ(version(me.id), "2");
+  EXPECT_EQ(version(member.id), "none");
+  ASSERT_EQ(http("POST", path_of(id, "/read"), {.token = member.token, .tenant = t.header}).status,
+            200);
+  EXPECT_EQ(version(member.id), "1");
+  EXPECT_EQ(version(me.id), "2");
+  // Deleting the announcement deletes the read records.
+  sql("DELETE FROM announcements WHERE tenant_id = " + t.header + " AND id = " + to_string(id));
+  EXPECT_EQ(version(me.id), "3");
+  EXPECT_EQ(version(member.id), "2");
 }
 
 // --- read and dismiss -----------------------------------------------------------

@@ -53,18 +53,27 @@ TEST(ActiveList, ItemCarriesTheCallersReadState) {
 
 TEST(ActiveList, EachCallerSeesItsReadsAndNotItsDismissals) {
   ActiveList list = list_of({5, 3, 9, 1});
-  EXPECT_EQ(active_items_for(list, {}),
-            (std::vector<std::string>{R"({"id":5,"is_read":false,"is_dismissed":false})",
-                                      R"({"id":3,"is_read":false,"is_dismissed":false})",
-                                      R"({"id":9,"is_read":false,"is_dismissed":false})",
-                                      R"({"id":1,"is_read":false,"is_dismissed":false})"}));
-  // Reads in any order, one for an announcement the list does not hold.
-  EXPECT_EQ(active_items_for(list, {{9, false}, {42, false}, {3, true}, {1, false}}),
-            (std::vector<std::string>{R"({"id":5,"is_read":false,"is_dismissed":false})",
-                                      R"({"id":9,"is_read":true,"is_dismissed":false})",
-                                      R"({"id":1,"is_read":true,"is_dismissed":false})"}));
-  EXPECT_TRUE(active_items_for(list, {{5, true}, {3, true}, {9, true}, {1, true}}).empty());
-  EXPECT_TRUE(active_items_for(ActiveList{}, {{5, false}}).empty());
+  EXPECT_EQ(active_array_for(list, {}), R"([{"id":5,"is_read":false,"is_dismissed":false},)"
+                                        R"({"id":3,"is_read":false,"is_dismissed":false},)"
+                                        R"({"id":9,"is_read":false,"is_dismissed":false},)"
+                                        R"({"id":1,"is_read":false,"is_dismissed":false}])");
+  // Reads in any order, one for an announcement the list does not hold;
+  // the first item dismissed.
+  EXPECT_EQ(active_array_for(list, {{9, false}, {42, false}, {5, true}, {1, false}}),
+            R"([{"id":3,"is_read":false,"is_dismissed":false},)"
+            R"({"id":9,"is_read":true,"is_dismissed":false},)"
+            R"({"id":1,"is_read":true,"is_dismissed":false}])");
+  EXPECT_EQ(active_array_for(list, {{5, true}, {3, true}, {9, true}, {1, true}}), "[]");
+  EXPECT_EQ(active_array_for(ActiveList{}, {{5, false}}), "[]");
+}
+
+TEST(ReaderState, CurrentOnlyForItsListAndReadVersions) {
+  ReaderState state;
+  state.list_version = 4;
+  state.reads_version = 9;
+  EXPECT_TRUE(state.current(4, 9));
+  EXPECT_FALSE(state.current(5, 9));
+  EXPECT_FALSE(state.current(4, 10));
 }
 
 std::shared_ptr<const ActiveList> sized(int64_t version, size_t item_bytes) {
@@ -97,6 +106,21 @@ TEST(ActiveListCache, DropsTheLeastRecentlyUsedPastItsSize) {
   EXPECT_EQ(cache.find(2), nullptr);
   for (int64_t tenant : {1, 3, 4, 5}) EXPECT_NE(cache.find(tenant), nullptr) << tenant;
   EXPECT_LE(cache.bytes(), each * 4);
+}
+
+TEST(ActiveListCache, KeepsReaderStatesByTenantAndUser) {
+  ReaderStateCache cache(1 << 16);
+  auto state = [](int64_t reads_version) {
+    auto s = std::make_shared<ReaderState>();
+    s->reads_version = reads_version;
+    return s;
+  };
+  cache.store({1, 2}, state(1));
+  cache.store({2, 1}, state(2));
+  ASSERT_NE(cache.find({1, 2}), nullptr);
+  EXPECT_EQ(cache.find({1, 2})->reads_version, 1);
+  EXPECT_EQ(cache.find({2, 1})->reads_version, 2);
+  EXPECT_EQ(cache.find({1, 1}), nullptr);
 }
 
 TEST(ActiveListCache, DoesNotKeepAListOfMoreThanAQuarterOfItsSize) {

@@ -30,30 +30,30 @@ CREATE TABLE announcement_list_versions (
 -- announcements (and its version row) in the same statement. Rows are
 -- written in tenant order, so two writers of several tenants queue instead
 -- of deadlocking.
+CREATE FUNCTION announcement_list_versions_move(tenant_ids bigint[]) RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO announcement_list_versions AS v (tenant_id, version)
+  SELECT t.id, 1 FROM tenants t WHERE t.id = ANY (tenant_ids) ORDER BY t.id
+  ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1
+$$;
+
 CREATE FUNCTION announcement_list_versions_bump() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO announcement_list_versions AS v (tenant_id, version)
-    SELECT t.id, 1 FROM tenants t WHERE t.id IN (SELECT tenant_id FROM new_rows) ORDER BY t.id
-    ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1;
+    PERFORM announcement_list_versions_move(ARRAY(SELECT DISTINCT tenant_id FROM new_rows));
   ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO announcement_list_versions AS v (tenant_id, version)
-    SELECT t.id, 1 FROM tenants t WHERE t.id IN (SELECT tenant_id FROM old_rows) ORDER BY t.id
-    ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1;
+    PERFORM announcement_list_versions_move(ARRAY(SELECT DISTINCT tenant_id FROM old_rows));
   ELSE
     -- The tenants of rows whose active_json (which holds the id) or
     -- scheduled_at changed: rows written unchanged cancel out.
-    INSERT INTO announcement_list_versions AS v (tenant_id, version)
-    SELECT t.id, 1 FROM tenants t
-    WHERE t.id IN (SELECT tenant_id FROM (
-                     (SELECT tenant_id, active_json, scheduled_at FROM new_rows
-                      EXCEPT ALL SELECT tenant_id, active_json, scheduled_at FROM old_rows)
-                     UNION ALL
-                     (SELECT tenant_id, active_json, scheduled_at FROM old_rows
-                      EXCEPT ALL SELECT tenant_id, active_json, scheduled_at FROM new_rows)) d)
-    ORDER BY t.id
-    ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1;
+    PERFORM announcement_list_versions_move(ARRAY(
+      SELECT DISTINCT tenant_id FROM (
+        (SELECT tenant_id, active_json, scheduled_at FROM new_rows
+         EXCEPT ALL SELECT tenant_id, active_json, scheduled_at FROM old_rows)
+        UNION ALL
+        (SELECT tenant_id, active_json, scheduled_at FROM old_rows
+         EXCEPT ALL SELECT tenant_id, active_json, scheduled_at FROM new_rows)) d));
   END IF;
   RETURN NULL;
 END $$;
@@ -84,36 +84,41 @@ CREATE TABLE announcement_read_versions (
 );
 CREATE INDEX announcement_read_versions_user_idx ON announcement_read_versions (user_id);
 
+-- The (tenant, user) pairs are given as two arrays of equal length.
+CREATE FUNCTION announcement_read_versions_move(tenant_ids bigint[], user_ids bigint[])
+RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO announcement_read_versions AS v (tenant_id, user_id, version)
+  SELECT t.id, u.id, 1
+  FROM unnest(tenant_ids, user_ids) AS d (tenant_id, user_id)
+  JOIN tenants t ON t.id = d.tenant_id JOIN users u ON u.id = d.user_id
+  ORDER BY t.id, u.id
+  ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1
+$$;
+
 CREATE FUNCTION announcement_read_versions_bump() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+  pairs record;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO announcement_read_versions AS v (tenant_id, user_id, version)
-    SELECT t.id, u.id, 1
-    FROM (SELECT DISTINCT tenant_id, user_id FROM new_rows) d
-    JOIN tenants t ON t.id = d.tenant_id JOIN users u ON u.id = d.user_id
-    ORDER BY t.id, u.id
-    ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1;
+    SELECT array_agg(tenant_id) AS t, array_agg(user_id) AS u INTO pairs
+    FROM (SELECT DISTINCT tenant_id, user_id FROM new_rows) d;
   ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO announcement_read_versions AS v (tenant_id, user_id, version)
-    SELECT t.id, u.id, 1
-    FROM (SELECT DISTINCT tenant_id, user_id FROM old_rows) d
-    JOIN tenants t ON t.id = d.tenant_id JOIN users u ON u.id = d.user_id
-    ORDER BY t.id, u.id
-    ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1;
+    SELECT array_agg(tenant_id) AS t, array_agg(user_id) AS u INTO pairs
+    FROM (SELECT DISTINCT tenant_id, user_id FROM old_rows) d;
   ELSE
-    INSERT INTO announcement_read_versions AS v (tenant_id, user_id, version)
-    SELECT t.id, u.id, 1
+    SELECT array_agg(tenant_id) AS t, array_agg(user_id) AS u INTO pairs
     FROM (SELECT DISTINCT tenant_id, user_id FROM (
             (SELECT tenant_id, user_id, announcement_id, dismissed FROM new_rows
              EXCEPT ALL SELECT tenant_id, user_id, announcement_id, dismissed FROM old_rows)
             UNION ALL
             (SELECT tenant_id, user_id, announcement_id, dismissed FROM old_rows
              EXCEPT ALL SELECT tenant_id, user_id, announcement_id, dismissed FROM new_rows)) c
-         ) d
-    JOIN tenants t ON t.id = d.tenant_id JOIN users u ON u.id = d.user_id
-    ORDER BY t.id, u.id
-    ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1;
+         ) d;
+  END IF;
+  IF pairs.t IS NOT NULL THEN
+    PERFORM announcement_read_versions_move(pairs.t, pairs.u);
   END IF;
   RETURN NULL;
 END $$;

@@ -24,13 +24,11 @@ size_t ActiveList::bytes() const {
   return n;
 }
 
-std::string active_item_json(std::string_view stored, bool is_read, bool is_dismissed) {
-  std::string out;
-  out.reserve(stored.size() + 40);
+void append_active_item(std::string& out, std::string_view stored, bool is_read,
+                        bool is_dismissed) {
   out.append(stored.substr(0, stored.size() - 1));
   out += is_read ? R"(,"is_read":true)" : R"(,"is_read":false)";
   out += is_dismissed ? R"(,"is_dismissed":true})" : R"(,"is_dismissed":false})";
-  return out;
 }
 
 std::string active_array_for(const ActiveList& list, std::vector<ReadState> reads) {
@@ -47,11 +45,8 @@ std::string active_array_for(const ActiveList& list, std::vector<ReadState> read
     auto it = std::lower_bound(reads.begin(), reads.end(), ReadState{list.ids[i], false}, by_id);
     bool read = it != reads.end() && it->announcement_id == list.ids[i];
     if (read && it->dismissed) continue;
-    const std::string& stored = list.items[i];
     if (out.size() > 1) out += ',';
-    out.append(stored, 0, stored.size() - 1);
-    out += read ? R"(,"is_read":true,"is_dismissed":false})"
-                : R"(,"is_read":false,"is_dismissed":false})";
+    append_active_item(out, list.items[i], read, false);
   }
   out += ']';
   return out;

@@ -153,14 +153,15 @@ Response active_from_database(Ctx& ctx, const Principal& who) {
       ctx.db.pipeline({{&kActive, {who.tenant_id, who.user_id}}, {&kActiveFill, {who.tenant_id}}});
   DbResult& r = results[0];
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
+  std::string data = "[";
   for (int i = 0; i < r->size(); ++i) {
-    json_append(data.get(),
-                json_raw(active_item_json(r->text(i, kActiveJson), r->boolean(i, kActiveIsRead),
-                                          r->boolean(i, kActiveIsDismissed))));
+    if (i > 0) data += ',';
+    append_active_item(data, r->text(i, kActiveJson), r->boolean(i, kActiveIsRead),
+                       r->boolean(i, kActiveIsDismissed));
   }
+  data += ']';
   if (results[1].ok()) active_lists().store(who.tenant_id, list_from_fill(results[1].rows()));
-  return Response::success(200, nullptr, std::move(data));
+  return Response::success(200, nullptr, json_raw(data));
 }
 
 const Statement kGet{"announcements_get",

@@ -42,6 +42,12 @@ TEST(ActiveList, CurrentOnlyAtItsVersionAndBetweenItsBoundaries) {
   EXPECT_TRUE(open_ended.current(0, std::numeric_limits<int64_t>::max() - 1));
 }
 
+std::string active_item_json(std::string_view stored, bool is_read, bool is_dismissed) {
+  std::string out = "[";
+  append_active_item(out, stored, is_read, is_dismissed);
+  return out.substr(1);
+}
+
 TEST(ActiveList, ItemCarriesTheCallersReadState) {
   EXPECT_EQ(active_item_json(R"({"id":1,"title":"}"})", false, false),
             R"({"id":1,"title":"}","is_read":false,"is_dismissed":false})");

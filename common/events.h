@@ -13,6 +13,15 @@
 #include "db.h"
 #include "json.h"
 
+// The fan-out as SQL, for a statement that writes its own events: given a
+// CTE `e (tenant_id, id, type)` of inserted events, one pending delivery per
+// matching active subscription. emit_event() uses it too.
+#define CA_DELIVERIES_FOR_EVENTS_IN_E                                             \
+  "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) " \
+  "SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e "                         \
+  "JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.is_active "                 \
+  " AND (w.events @> jsonb_build_array(e.type) OR w.events @> '[\"*\"]')"
+
 namespace ca {
 
 DbResult emit_event(Db& db, int64_t tenant_id, std::string_view type, const cJSON* data);

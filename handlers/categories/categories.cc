@@ -44,9 +44,31 @@ const Statement kUpdate{
     "  description = CASE WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now() "
     "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_COLUMNS};
 
-// Products keep existing; the foreign key sets their category_id to NULL.
-const Statement kDelete{"categories_delete",
-                        "DELETE FROM categories WHERE tenant_id = $1 AND id = $2"};
+// Deleting a category detaches its products (DESIGN §4), and a detached
+// product has changed: its category_id becomes null, its updated_at moves
+// and a product.updated event carries it, as if each had been updated
+// through the API. The category is locked first, so no product can join it
+// while the detaching statement runs (a product write checks the category
+// under a key-share lock, which waits for this one) and the foreign key's
+// own ON DELETE SET NULL finds no live product to change behind the
+// events' back; it still detaches deleted products, which have no events.
+const Statement kLockForDelete{
+    "categories_lock_for_delete",
+    "SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2 FOR UPDATE"};
+
+const Statement kDelete{
+    "categories_delete",
+    "WITH moved AS ("
+    "  UPDATE products p SET category_id = NULL, updated_at = now() "
+    "  WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NULL "
+    "  RETURNING p.tenant_id, p.id, p.api_json), "
+    "e AS ("
+    "  INSERT INTO events (tenant_id, type, payload) "
+    "  SELECT m.tenant_id, 'product.updated', m.api_json::jsonb FROM moved m ORDER BY m.id "
+    "  RETURNING tenant_id, id, type), "
+    "fanned AS (" CA_DELIVERIES_FOR_EVENTS_IN_E
+    ") "
+    "DELETE FROM categories WHERE tenant_id = $1 AND id = $2"};
 
 Json category_json(const Rows& r, int row) {
   Json c = json_object();
@@ -144,9 +166,15 @@ Response categories_update(Ctx& ctx) {
 
 Response categories_delete(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
+  Transaction tx(ctx.db);
+  if (!tx.began()) return errors::database(tx.begin_error());
+  DbResult locked = ctx.db.exec(kLockForDelete, {who.tenant_id, ctx.req.params[0]});
+  if (!locked.ok()) return errors::database(locked.error());
+  if (locked->empty()) return not_found();
   DbResult r = ctx.db.exec(kDelete, {who.tenant_id, ctx.req.params[0]});
   if (!r.ok()) return errors::database(r.error());
-  if (r->affected() == 0) return not_found();
+  DbResult committed = tx.commit();
+  if (!committed.ok()) return errors::database(committed.error());
   return Response::success(200, "Category deleted");
 }
 

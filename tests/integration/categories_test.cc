@@ -418,6 +418,82 @@ TEST(Categories, DeleteRemovesTheCategoryAndDetachesItsProducts) {
   create_category(s, "doomed");
 }
 
+// A detached product has changed like any update: category_id null, a later
+// updated_at, a product.updated event with the product as GET now shows it,
+// fanned out to subscriptions. Deleted products and other categories'
+// products get no event.
+TEST(Categories, DeleteWritesProductUpdatedForEachDetachedProduct) {
+  Scope s = fresh_scope(admin_token());
+  HttpResponse hook =
+      http("POST", "/api/v2/admin/webhooks/" + s.tid(),
+           s.call(R"({"url":"http://127.0.0.1:9/hook","events":["product.updated"]})"));
+  ASSERT_EQ(hook.status, 201) << hook.body;
+  int64_t id = create_category(s, "Doomed");
+  int64_t kept = create_category(s, "Kept");
+  auto product = [&](const std::string& name, int64_t category) {
+    HttpResponse r = http("POST", "/api/v2/admin/products",
+                          s.call("{\"name\":\"" + name +
+                                 "\",\"price\":1,\"category_id\":" + to_string(category) + "}"));
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.integer("id");
+  };
+  int64_t a = product("A", id), b = product("B", id);
+  product("C", kept);
+  int64_t gone = product("Gone", id);
+  ASSERT_EQ(http("DELETE", "/api/v2/admin/products/" + to_string(gone), s.call()).status, 200);
+  std::string before = one("SELECT max(id) FROM events");
+  // Written in the past, so that a moved updated_at shows at any clock resolution.
+  sql("UPDATE products SET updated_at = updated_at - interval '1 hour' WHERE tenant_id = " +
+      s.tid());
+  std::string rows =
+      "SELECT updated_at::text || ' ' || coalesce(category_id::text, 'null') "
+      "FROM products WHERE tenant_id = " +
+      s.tid() + " ORDER BY id";
+  std::vector<std::string> was = sql(rows);
+  ASSERT_EQ(was.size(), 4u);
+
+  expect_body(http("DELETE", std::string(kBase) + "/" + to_string(id), s.call()), 200,
+              R"({"success":true,"message":"Category deleted"})");
+
+  std::vector<std::string> bodies;
+  for (int64_t p : {a, b}) {
+    HttpResponse r = http("GET", "/api/v2/admin/products/" + to_string(p), s.call());
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(cJSON_IsNull(r["category_id"])) << r.body;
+    ASSERT_EQ(r.body.find('\''), std::string::npos);  // safe to quote below
+    bodies.push_back(r.body);
+  }
+  // One event per live detached product, in id order, each the product as GET shows it.
+  std::string mine = " FROM events WHERE tenant_id = " + s.tid() + " AND id > " + before;
+  EXPECT_EQ(sql("SELECT type || '|' || (payload->>'id') || '|' || "
+                "coalesce(payload->>'category_id', 'null')" +
+                mine + " ORDER BY id"),
+            (std::vector<std::string>{"product.updated|" + to_string(a) + "|null",
+                                      "product.updated|" + to_string(b) + "|null"}));
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(one("SELECT payload = '" + bodies[i] + "'::jsonb" + mine + " AND payload->>'id' = '" +
+                  to_string(i == 0 ? a : b) + "'"),
+              "t");
+  }
+  EXPECT_EQ(one("SELECT count(*) FROM webhook_deliveries WHERE tenant_id = " + s.tid() +
+                " AND webhook_id = " + to_string(hook.integer("id")) +
+                " AND event = 'product.updated' AND event_id > " + before),
+            "2");
+  // updated_at moved for the two detached products only; the deleted one lost
+  // its category too (the foreign key), without an event.
+  std::vector<std::string> now = sql(rows);
+  ASSERT_EQ(now.size(), 4u);
+  auto stamp = [](const std::string& row) { return row.substr(0, row.rfind(' ')); };
+  auto category = [](const std::string& row) { return row.substr(row.rfind(' ') + 1); };
+  EXPECT_NE(stamp(now[0]), stamp(was[0]));
+  EXPECT_NE(stamp(now[1]), stamp(was[1]));
+  EXPECT_EQ(now[2], was[2]);
+  EXPECT_EQ(stamp(now[3]), stamp(was[3]));
+  EXPECT_EQ(
+      category(now[0]) + "," + category(now[1]) + "," + category(now[2]) + "," + category(now[3]),
+      "null,null," + to_string(kept) + ",null");
+}
+
 TEST(Categories, AnotherTenantsCategoryIs404OnEveryVerbAndStaysUnchanged) {
   std::string token = admin_token();
   Scope mine = fresh_scope(token);

@@ -1359,6 +1359,15 @@ TEST(AnnouncementsEvents, BecomingPublishedWritesOneOutboxEventWithTheRecord) {
   // A refused change writes nothing.
   ASSERT_EQ(post(t, path_of(draft), R"({"status":"draft"})").status, 422);
   EXPECT_EQ(published_events(t, draft), "1");
+  // Published with a future scheduled_at: published (and its event written)
+  // now, active only from scheduled_at on.
+  int64_t later = create(t, R"({"title":"E3","type":"info","status":"published",
+      "scheduled_at":")" + db_time_in(3600) +
+                                "\"}");
+  EXPECT_EQ(published_events(t, later), "1");
+  std::vector<int64_t> active = active_ids(t, t.token);
+  std::sort(active.begin(), active.end());
+  EXPECT_EQ(active, (std::vector<int64_t>{published, draft}));
 }
 
 // --- worker: scheduled publishing and push ---------------------------------------
@@ -1398,6 +1407,26 @@ TEST(AnnouncementsWorker, PublishesADueScheduledAnnouncementAndPushesIt) {
                         R"({"title":"Soon","body":"Sum","data":{},"topic":null,
       "target_type":"all","target_value":null,"announcement_id":)" +
                             to_string(id) + R"(,"tenant_id":)" + t.header + "}"));
+}
+
+// No worker ran between scheduled_at and expires_at: the announcement is
+// still published, with its event, but never active, and its push fails.
+TEST(AnnouncementsWorker, PublishesAScheduledAnnouncementThatExpiredMeanwhile) {
+  Tenant t = new_tenant();
+  HttpResponse r = post(t, kBase,
+                        R"({"title":"Missed","type":"info","status":"scheduled",
+      "is_push_enabled":true,"scheduled_at":")" +
+                            db_time_in(-120) + R"(","expires_at":")" + db_time_in(-60) + "\"}");
+  ASSERT_EQ(r.status, 201) << r.body;
+  int64_t id = json_get_int(r["data"], "id").value_or(-1);
+  Json rec = poll(t, id, [](const cJSON* a) {
+    return field(a, "status") == "published" && field(a, "push_status") == "failed";
+  });
+  ASSERT_EQ(field(rec.get(), "status"), "published");
+  EXPECT_EQ(field(rec.get(), "push_status"), "failed");
+  EXPECT_EQ(field(rec.get(), "push_error"), "announcement expired before the push was sent");
+  EXPECT_EQ(published_events(t, id), "1");
+  EXPECT_TRUE(active_ids(t, t.token).empty());
 }
 
 TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {

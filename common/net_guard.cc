@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 
+#include "call_within.h"
+
 namespace ca {
 namespace {
 
@@ -208,11 +210,17 @@ std::optional<std::string> check_url_target(const HttpUrl& url) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   if (url.ipv6_literal) hints.ai_flags = AI_NUMERICHOST;
-  addrinfo* raw = nullptr;
-  if (getaddrinfo(url.host.c_str(), nullptr, &hints, &raw) != 0 || raw == nullptr) {
-    return std::string("has a host that could not be resolved");
-  }
-  std::unique_ptr<addrinfo, AddrInfoDeleter> list(raw);
+  // getaddrinfo() has no timeout of its own; with a resolver that does not
+  // answer it takes the whole retry schedule of resolv.conf (tens of
+  // seconds), and the serving thread would wait for all of it.
+  using AddrList = std::unique_ptr<addrinfo, AddrInfoDeleter>;
+  std::optional<AddrList> resolved = call_within<AddrList>(kResolveLimit, [host = url.host, hints] {
+    addrinfo* raw = nullptr;
+    if (getaddrinfo(host.c_str(), nullptr, &hints, &raw) != 0) raw = nullptr;
+    return AddrList(raw);
+  });
+  if (!resolved || !*resolved) return std::string("has a host that could not be resolved");
+  AddrList list = std::move(*resolved);
   // Every address counts: a client could connect to any of them.
   for (const addrinfo* ai = list.get(); ai != nullptr; ai = ai->ai_next) {
     AddressClass c = classify_address(ai->ai_addr);

@@ -11,11 +11,13 @@
 // can change in between.
 //
 // Everything here is pure except check_url_target(), which calls
-// getaddrinfo(). All functions are thread-safe.
+// getaddrinfo() (on a thread of its own, waited for at most kResolveLimit).
+// All functions are thread-safe.
 #pragma once
 
 #include <sys/socket.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,9 +66,14 @@ struct HttpUrl {
 // a sentence fragment for the validation message ("must use http or https").
 std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why);
 
+// How long check_url_target() waits for the host name's addresses.
+inline constexpr std::chrono::milliseconds kResolveLimit{5000};
+
 // Resolves `url.host` and refuses it unless every address it resolves to is
 // public. Returns nullopt when the target is acceptable, otherwise why not
 // (a sentence fragment such as "resolves to a loopback address (127.0.0.1)").
+// A host whose addresses have not come within kResolveLimit "could not be
+// resolved", as one the resolver does not know.
 std::optional<std::string> check_url_target(const HttpUrl& url);
 
 }  // namespace ca

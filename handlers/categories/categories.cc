@@ -52,15 +52,25 @@ const Statement kUpdate{
 // under a key-share lock, which waits for this one) and the foreign key's
 // own ON DELETE SET NULL finds no live product to change behind the
 // events' back; it still detaches deleted products, which have no events.
+// The products are locked in id order, as POST /orders locks the products
+// it names (order_create.cc), so the two cannot deadlock; and updated_at is
+// the time each row is written, not the transaction's start, which was
+// before the waits for those locks (a product update committed meanwhile
+// must not end up later than the detaching).
 const Statement kLockForDelete{
     "categories_lock_for_delete",
     "SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2 FOR UPDATE"};
 
 const Statement kDelete{
     "categories_delete",
-    "WITH moved AS ("
-    "  UPDATE products p SET category_id = NULL, updated_at = now() "
+    "WITH locked AS ("
+    "  SELECT p.tenant_id, p.id FROM products p "
     "  WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NULL "
+    "  ORDER BY p.id FOR NO KEY UPDATE), "
+    "moved AS ("
+    "  UPDATE products p SET category_id = NULL, updated_at = clock_timestamp() FROM locked l "
+    "  WHERE p.tenant_id = l.tenant_id AND p.id = l.id "
+    "    AND p.category_id = $2 AND p.deleted_at IS NULL "
     "  RETURNING p.tenant_id, p.id, p.api_json), "
     "e AS ("
     "  INSERT INTO events (tenant_id, type, payload) "

@@ -1,5 +1,6 @@
 // call_within (common/call_within.h): the result when the call is quick,
-// nullopt when it is not, and the late result destroyed when the call ends.
+// nullopt when it is not or throws, and the late result destroyed when the
+// call ends.
 // No timing is asserted: the slow call waits for the test to release it.
 #include "call_within.h"
 
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -21,6 +23,11 @@ TEST(CallWithinTest, AQuickCallGivesItsResult) {
   std::optional<std::string> r = call_within<std::string>(60s, [] { return std::string("ok"); });
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(*r, "ok");
+}
+
+TEST(CallWithinTest, AThrowingCallGivesNulloptAndTheProcessGoesOn) {
+  std::optional<int> r = call_within<int>(60s, []() -> int { throw std::runtime_error("no"); });
+  EXPECT_FALSE(r.has_value());
 }
 
 // Sets a flag when destroyed: shows the late result is not leaked.

@@ -49,12 +49,12 @@ std::string str_env(const char* name) {
   return text ? text : "";
 }
 
-// The secret file: a regular file of at most kMaxSecretBytes. Opened without
+// The secret file: a regular file of at most kMaxSecretBytes (its mode in *mode). Opened without
 // blocking, so a FIFO is refused instead of waited on, and read with a bound,
 // so /dev/zero is refused instead of read until memory runs out.
 constexpr size_t kMaxSecretBytes = 4096;
 
-std::string read_secret_or_exit(const char* program, const std::string& path) {
+std::string read_secret_or_exit(const char* program, const std::string& path, mode_t* mode) {
   const std::string name = "TOKEN_SECRET_FILE '" + path + "'";
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) die(program, name + " cannot be read: " + std::strerror(errno));
@@ -63,6 +63,7 @@ std::string read_secret_or_exit(const char* program, const std::string& path) {
     close(fd);
     die(program, name + " is not a regular file");
   }
+  *mode = st.st_mode;
   std::string secret;
   char buf[1024];
   for (;;) {
@@ -117,7 +118,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   if (needs == ConfigNeeds::kDatabaseAndSecret) {
     std::string path = str_env("TOKEN_SECRET_FILE");
     if (path.empty()) die(program, "TOKEN_SECRET_FILE is not set (a file of >= 32 random bytes)");
-    c.token_secret = read_secret_or_exit(program, path);
+    mode_t mode = 0;
+    c.token_secret = read_secret_or_exit(program, path, &mode);
     while (!c.token_secret.empty() &&
            (c.token_secret.back() == '\n' || c.token_secret.back() == '\r')) {
       c.token_secret.pop_back();
@@ -125,6 +127,14 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
     if (c.token_secret.size() < 32) {
       die(program, "TOKEN_SECRET_FILE '" + path + "' holds " +
                        std::to_string(c.token_secret.size()) + " bytes; at least 32 are needed");
+    }
+    // A token secret anyone on the host can read lets them mint tokens for any
+    // user. Not fatal (the operator may have reasons), but said at every start.
+    if ((mode & (S_IRWXG | S_IRWXO)) != 0) {
+      log_warn(
+          "TOKEN_SECRET_FILE '%s' is accessible by group or others (mode %04o); make it "
+          "private: chmod 600",
+          path.c_str(), static_cast<unsigned>(mode & 07777));
     }
   }
 

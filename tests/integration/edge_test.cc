@@ -299,6 +299,40 @@ TEST(RoutesTest, WrongMethodIs405WithAllow) {
   }
 }
 
+// Tokens and personal data must never sit in a browser's or proxy's cache, and
+// no client may sniff a JSON body into HTML: every answer carries both
+// headers, the handlers' and nginx's own, successes and errors alike.
+void expect_safe_headers(const HttpResponse& r, const std::string& what) {
+  auto cache = r.headers.find("cache-control");
+  auto sniff = r.headers.find("x-content-type-options");
+  EXPECT_TRUE(cache != r.headers.end() && cache->second == "no-store") << what;
+  EXPECT_TRUE(sniff != r.headers.end() && sniff->second == "nosniff") << what;
+}
+
+TEST(RoutesTest, EveryResponseCarriesNoStoreAndNosniff) {
+  std::string token = admin_token();
+  std::string login_body = "{\"email\":" + json_text(admin_email()) +
+                           ",\"password\":" + json_text(admin_password()) + "}";
+  auto check = [](long status, const HttpResponse& r) {
+    EXPECT_EQ(r.status, status) << r.body.substr(0, 200);
+    expect_safe_headers(r, std::to_string(status) + " " + r.body.substr(0, 80));
+  };
+  check(200, http("POST", "/api/v2/admin/login", {.body = login_body}));
+  check(200, http("GET", kTenants, {.token = token}));
+  check(201, http("POST", kTenants, {.token = token, .body = R"({"name":"Headers"})"}));
+  check(200, http("GET", "/healthz"));
+  check(200, http("HEAD", "/healthz"));
+  check(400, http("POST", kTenants, {.token = token, .body = "{{"}));
+  check(401, http("GET", kTenants));
+  check(403, http("GET", "/api/v2/admin/category", {.token = token, .tenant = "999999999"}));
+  check(404, http("GET", "/nowhere"));
+  check(404, http("GET", "/api/v2/admin/tenants/1/extra", {.token = token}));
+  check(405, http("PUT", kTenants));
+  check(413, http("POST", kTenants,
+                  {.token = token, .body = R"({"name":")" + std::string(2 << 20, 'a') + R"("})"}));
+  check(422, http("POST", kTenants, {.token = token, .body = "{}"}));
+}
+
 TEST(RoutesTest, HealthAndPing) {
   HttpResponse health = http("GET", "/healthz");
   EXPECT_EQ(health.status, 200);
@@ -347,6 +381,7 @@ TEST(ZzRateLimit, LoginStormGets429WithRetryAfter) {
     if (r.status == 429) {
       ++limited;
       EXPECT_EQ(r.body, R"({"error":"Too many requests"})");
+      expect_safe_headers(r, "login 429");
       auto retry = r.headers.find("retry-after");
       ASSERT_NE(retry, r.headers.end()) << "429 without Retry-After";
       EXPECT_GE(std::stoi(retry->second), 1);

@@ -134,6 +134,26 @@ TEST(HandlerStartup, WithItsConfigurationRightItGetsAsFarAsItsSocket) {
                        "socket activation, or pass --socket PATH\n");
 }
 
+// Anyone who can read the secret can mint tokens: a secret readable by group
+// or others is said at start (the stack's own file, made with umask 077, is not).
+TEST(HandlerStartup, ATokenSecretFileReadableByOthersIsAWarning) {
+  std::string open_one = state_dir() + "/operator-open-secret";
+  std::ofstream(open_one) << std::string(48, 's');
+  ASSERT_EQ(chmod(open_one.c_str(), 0644), 0);
+  Outcome r = run(kHandler, {{"TOKEN_SECRET_FILE", open_one}});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, std::string(kHandler) + ": warning: TOKEN_SECRET_FILE '" + open_one +
+                       "' is accessible by group or others (mode 0644); make it private: "
+                       "chmod 600\n" +
+                       kHandler +
+                       ": fd 0 is not a listening socket; start it with spawn-fcgi or systemd "
+                       "socket activation, or pass --socket PATH\n");
+  ASSERT_EQ(chmod(open_one.c_str(), 0600), 0);
+  EXPECT_EQ(run(kHandler, {{"TOKEN_SECRET_FILE", open_one}}).err.find("warning"),
+            std::string::npos);
+  unlink(open_one.c_str());
+}
+
 TEST(HandlerStartup, HelpIsExit0OnStdoutAndABadOptionExit2) {
   for (const char* program : {"commerce-admin-products", "commerce-admin-auth"}) {
     Outcome help = run(std::string(program) + " --help", {{"DATABASE_URL", kUnset}});

@@ -14,7 +14,12 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # needed): the arguments, or CA_PACKAGES when there are none.
 install_deps() {
   local missing=() wanted=("$@")
-  [ ${#wanted[@]} -gt 0 ] || wanted=("${CA_PACKAGES[@]}")
+  if [ ${#wanted[@]} -eq 0 ]; then
+    wanted=("${CA_PACKAGES[@]}")
+    # npm fetches Redoc once at build time (scripts/fetch-redoc); any npm on
+    # PATH will do (Debian's package, or a Node.js distribution's).
+    command -v npm >/dev/null || wanted+=(npm)
+  fi
   for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done

@@ -3,8 +3,10 @@
 // membership, sets users.tenant_id and emits user.registered; a token works
 // once, and every token that cannot be accepted gives one and the same error.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <regex>
 #include <string>
@@ -533,6 +535,39 @@ TEST(InvitationsTest, OnlyTheUsersOwnActsChangeTheirCurrentTenant) {
   // Accepting moves it.
   ASSERT_EQ(accept_as(u.token, pending.token).status, 201);
   EXPECT_EQ(current_tenant(u), third);
+}
+
+// --- configuration -----------------------------------------------------------------------
+
+// INVITATION_TTL_SECONDS is read at start-up like every setting: a bad value
+// stops the handler with one line naming it (exit 2); a good one gets as far
+// as the socket.
+TEST(InvitationsConfig, ABadInvitationTtlStopsTheHandlerWithOneLine) {
+  const std::string handler = "commerce-admin-team-members";
+  auto start = [&](const std::string& ttl) -> std::pair<int, std::string> {
+    std::string script = stack_shell_prelude({{"INVITATION_TTL_SECONDS", ttl}}) +
+                         "exec timeout -s KILL 10 " + handler + " </dev/null 2>&1 >/dev/null";
+    FILE* p = popen(("/bin/bash -c " + shell_quote(script)).c_str(), "r");
+    if (p == nullptr) return {-1, ""};
+    std::string out;
+    char buf[512];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    int raw = pclose(p);
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+  };
+  for (const char* bad : {"abc", "59", "31622401", "-1", "7d"}) {
+    auto [status, err] = start(bad);
+    EXPECT_EQ(status, 2) << bad;
+    EXPECT_EQ(err, handler +
+                       ": INVITATION_TTL_SECONDS must be an integer from 60 to 31622400, got '" +
+                       bad + "'\n");
+  }
+  auto [status, err] = start("120");
+  EXPECT_EQ(status, 2);
+  EXPECT_EQ(err, handler +
+                     ": fd 0 is not a listening socket; start it with spawn-fcgi or systemd "
+                     "socket activation, or pass --socket PATH\n");
 }
 
 // --- nginx -------------------------------------------------------------------------------

@@ -259,6 +259,13 @@ TEST(InvitationsTest, EveryUnusableTokenGivesTheSameError) {
   TestInvitation expired = invite_user(admin, t, unique("expired") + "@test.local");
   sql("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE tenant_id = " +
       to_string(t) + " AND id = " + to_string(expired.id));
+  // Revoked and expired invitations of the invitee's own email, tried below
+  // with the invitee's own bearer token too.
+  TestInvitation own_revoked = invite_user(admin, t, invitee.email);
+  ASSERT_EQ(revoke(admin, t, own_revoked.id).status, 200);
+  TestInvitation own_expired = invite_user(admin, t, invitee.email);
+  sql("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE tenant_id = " +
+      to_string(t) + " AND id = " + to_string(own_expired.id));
   TestInvitation for_invitee = invite_user(admin, t, invitee.email);
   std::string unknown_secret = used.token.substr(used.token.size() - 43);
   unknown_secret[0] = unknown_secret[0] == 'A' ? 'B' : 'A';
@@ -266,6 +273,8 @@ TEST(InvitationsTest, EveryUnusableTokenGivesTheSameError) {
       {"used", used.token},
       {"revoked", revoked.token},
       {"expired", expired.token},
+      {"own revoked", own_revoked.token},
+      {"own expired", own_expired.token},
       {"wrong secret",
        "inv_" + to_string(t) + "_" + to_string(for_invitee.id) + "_" + unknown_secret},
       {"unknown id", "inv_" + to_string(t) + "_9223372036854775807_" + unknown_secret},

@@ -139,6 +139,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   }
 
   c.token_ttl_seconds = int_env(program, "TOKEN_TTL_SECONDS", 86400, 1, 366LL * 86400);
+  c.invitation_ttl_seconds =
+      int_env(program, "INVITATION_TTL_SECONDS", 7 * 86400, 60, 366LL * 86400);
   c.webhook_allow_private_targets = bool_env(program, "WEBHOOK_ALLOW_PRIVATE_TARGETS");
   c.webhook_max_attempts = static_cast<int>(int_env(program, "WEBHOOK_MAX_ATTEMPTS", 10, 1, 100));
   c.webhook_retry_base_seconds =

@@ -14,6 +14,8 @@ struct Config {
   std::string database_url;
   std::string token_secret;  // contents of TOKEN_SECRET_FILE, >= 32 bytes
   int64_t token_ttl_seconds = 86400;
+  // How long a team invitation can be accepted (INVITATION_TTL_SECONDS).
+  int64_t invitation_ttl_seconds = 7 * 86400;
   bool webhook_allow_private_targets = false;
   int webhook_max_attempts = 10;
   int webhook_retry_base_seconds = 30;

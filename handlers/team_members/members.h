@@ -9,7 +9,6 @@
 namespace ca {
 
 Response members_list(Ctx& ctx);
-Response members_add(Ctx& ctx);
 Response members_update_role(Ctx& ctx);
 Response members_remove(Ctx& ctx);
 

@@ -197,17 +197,47 @@ TestUser add_user(const std::string& admin, int64_t tenant_id, const std::string
   TestUser u;
   u.email = unique("user") + "@test.local";
   u.password = "password-" + unique("pw");
-  Json body = json_object();
-  json_add_str(body.get(), "email", u.email);
-  json_add_str(body.get(), "role", role);
-  json_add_str(body.get(), "name", "Test User");
-  json_add_str(body.get(), "password", u.password);
-  HttpResponse r = http("POST", "/api/v2/admin/team-members/" + to_string(tenant_id),
-                        {.token = admin, .body = json_dump(body.get())});
+  TestInvitation invitation = invite_user(admin, tenant_id, u.email, role);
+  HttpResponse r = accept_as_new_account(invitation.token, "Test User", u.password);
   EXPECT_EQ(r.status, 201) << r.body;
   u.id = json_get_int(json_get(r.json.get(), "member"), "user_id").value_or(-1);
   u.token = login(u.email, u.password);
   return u;
+}
+
+// --- invitations ---------------------------------------------------------------
+
+TestInvitation invite_user(const std::string& admin, int64_t tenant_id, const std::string& email,
+                           const std::string& role) {
+  Json body = json_object();
+  json_add_str(body.get(), "email", email);
+  json_add_str(body.get(), "role", role);
+  HttpResponse r = http("POST", "/api/v2/admin/team-members/" + to_string(tenant_id),
+                        {.token = admin, .body = json_dump(body.get())});
+  EXPECT_EQ(r.status, 201) << r.body;
+  return {json_get_int(json_get(r.json.get(), "invitation"), "id").value_or(-1), r.str("token")};
+}
+
+HttpResponse accept_as(const std::string& bearer, const std::string& invitation_token) {
+  Json body = json_object();
+  json_add_str(body.get(), "token", invitation_token);
+  return http("POST", "/api/v2/admin/invitations/accept",
+              {.token = bearer, .body = json_dump(body.get())});
+}
+
+HttpResponse accept_as_new_account(const std::string& invitation_token, const std::string& name,
+                                   const std::string& password) {
+  Json body = json_object();
+  json_add_str(body.get(), "token", invitation_token);
+  json_add_str(body.get(), "name", name);
+  json_add_str(body.get(), "password", password);
+  return http("POST", "/api/v2/admin/invitations/accept", {.body = json_dump(body.get())});
+}
+
+void join_tenant(const std::string& admin, int64_t tenant_id, const TestUser& user,
+                 const std::string& role) {
+  HttpResponse r = accept_as(user.token, invite_user(admin, tenant_id, user.email, role).token);
+  EXPECT_EQ(r.status, 201) << r.body;
 }
 
 PgConn connect_database() {

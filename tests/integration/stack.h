@@ -61,8 +61,9 @@ struct TestUser {
   std::string password;
   std::string token;
 };
-// Creates a new account by adding it to `tenant_id` (as `admin_token`) with
-// `role`, then logs it in.
+// Creates a new account by inviting it to `tenant_id` (as `admin_token`) with
+// `role` and accepting as a new account (invite_user(), accept_as_new_account()),
+// then logs it in.
 TestUser add_user(const std::string& admin_token, int64_t tenant_id,
                   const std::string& role = "MEMBER");
 // A unique suffix for names and emails in this test run.
@@ -157,6 +158,24 @@ int64_t token_user_id(const std::string& token);
 
 // UTC, microseconds, Z: 2026-11-22T01:26:12.123456Z.
 bool is_timestamp(const cJSON* value);
+
+// --- invitations: the only way into a tenant one did not create ---------------
+
+struct TestInvitation {
+  int64_t id = 0;
+  std::string token;  // the one-time token of the invite's answer
+};
+// POST /team-members/{tenantId} as `admin_token` (asserts 201).
+TestInvitation invite_user(const std::string& admin_token, int64_t tenant_id,
+                           const std::string& email, const std::string& role = "MEMBER");
+// POST /invitations/accept with `bearer` as the accepting account; the raw response.
+HttpResponse accept_as(const std::string& bearer, const std::string& invitation_token);
+// POST /invitations/accept without a bearer token, creating the account; the raw response.
+HttpResponse accept_as_new_account(const std::string& invitation_token, const std::string& name,
+                                   const std::string& password);
+// Invites the existing account `user` and accepts as it (asserts both).
+void join_tenant(const std::string& admin_token, int64_t tenant_id, const TestUser& user,
+                 const std::string& role = "MEMBER");
 
 // --- worker processes ----------------------------------------------------------
 //

@@ -66,7 +66,9 @@ curl_socket_t open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* ad
     if (!address_allowed(c, t->allow_private)) {
       t->refused = std::string("refused to connect: the target ") + kNotPublicTarget +
                    " (webhook targets must be public)";
-      t->refused_detail = address_text(sa) + " is a " + address_class_name(c) + " address";
+      std::string kind = address_class_name(c);
+      t->refused_detail =
+          address_text(sa) + (kind[0] == 'u' ? " is an " : " is a ") + kind + " address";
       return CURL_SOCKET_BAD;
     }
     if (!webhook_port_allowed(port, t->allow_any_port)) {

@@ -329,7 +329,9 @@ class OwnWebhooksHandler {
     }
   }
   ~OwnWebhooksHandler() {
-    if (pid_ > 0) EXPECT_TRUE(stop_process(pid_, 20));
+    if (pid_ > 0) {
+      EXPECT_TRUE(stop_process(pid_, 20));
+    }
   }
   OwnWebhooksHandler(const OwnWebhooksHandler&) = delete;
   OwnWebhooksHandler& operator=(const OwnWebhooksHandler&) = delete;
@@ -563,7 +565,8 @@ TEST_F(WebhooksTest, CreateRefusesUrlsThatAreNotAbsoluteHttp) {
 TEST_F(WebhooksTest, CreateRefusesNonPublicTargetsWithoutNamingTheAddress) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
-  OwnWebhooksHandler strict({{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
+  OwnWebhooksHandler strict(
+      std::map<std::string, std::string>{{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
   for (const char* url :
        {"http://localhost:8080/hook", "http://127.0.0.1:8080/hook",
         "http://169.254.169.254/latest/meta-data/", "https://[::1]:8443/", "http://10.1.2.3/"}) {

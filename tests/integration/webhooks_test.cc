@@ -324,7 +324,12 @@ class OwnWebhooksHandler {
     pid_ = start_with_stack_env("commerce-admin-webhooks --threads 1 --socket " + socket_,
                                 state_dir() + "/log/wh-test.log", overrides);
     auto deadline = Clock::now() + 20s;
-    while (pid_ > 0 && connect_socket() < 0 && Clock::now() < deadline) {
+    while (pid_ > 0 && Clock::now() < deadline) {
+      int fd = connect_socket();
+      if (fd >= 0) {
+        close(fd);
+        break;
+      }
       std::this_thread::sleep_for(50ms);
     }
   }

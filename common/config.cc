@@ -142,6 +142,7 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   c.invitation_ttl_seconds =
       int_env(program, "INVITATION_TTL_SECONDS", 7 * 86400, 60, 366LL * 86400);
   c.webhook_allow_private_targets = bool_env(program, "WEBHOOK_ALLOW_PRIVATE_TARGETS");
+  c.webhook_allow_any_port = bool_env(program, "WEBHOOK_ALLOW_ANY_PORT");
   c.webhook_max_attempts = static_cast<int>(int_env(program, "WEBHOOK_MAX_ATTEMPTS", 10, 1, 100));
   c.webhook_retry_base_seconds =
       static_cast<int>(int_env(program, "WEBHOOK_RETRY_BASE_SECONDS", 30, 1, 86400));
@@ -149,6 +150,7 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       static_cast<int>(int_env(program, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 300));
   c.db_statement_timeout_seconds =
       static_cast<int>(int_env(program, "DB_STATEMENT_TIMEOUT_SECONDS", 20, 1, 25));
+  c.retention_days = static_cast<int>(int_env(program, "RETENTION_DAYS", 30, 0, 36500));
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");
   return c;

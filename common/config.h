@@ -17,6 +17,8 @@ struct Config {
   // How long a team invitation can be accepted (INVITATION_TTL_SECONDS).
   int64_t invitation_ttl_seconds = 7 * 86400;
   bool webhook_allow_private_targets = false;
+  // Webhook URLs may name any port, not only 80, 443 and 1024-65535.
+  bool webhook_allow_any_port = false;
   int webhook_max_attempts = 10;
   int webhook_retry_base_seconds = 30;
   int webhook_timeout_seconds = 10;
@@ -24,6 +26,9 @@ struct Config {
   int db_statement_timeout_seconds = 20;
   std::string push_gateway_url;
   std::string push_gateway_token;
+  // The worker purges finished webhook deliveries and their events after
+  // this many days; 0 keeps them for ever.
+  int retention_days = 30;
 };
 
 enum class ConfigNeeds { kDatabase, kDatabaseAndSecret };

@@ -205,7 +205,7 @@ std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why) {
   return url;
 }
 
-std::optional<std::string> check_url_target(const HttpUrl& url) {
+std::optional<std::string> check_url_target(const HttpUrl& url, std::string* detail) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -225,15 +225,13 @@ std::optional<std::string> check_url_target(const HttpUrl& url) {
   for (const addrinfo* ai = list.get(); ai != nullptr; ai = ai->ai_next) {
     AddressClass c = classify_address(ai->ai_addr);
     if (c != AddressClass::kPublic) {
-      std::string cls = address_class_name(c);
-      const char* article = (cls[0] == 'u') ? "an" : "a";
-      // The address is named only when the client wrote it: for a host name
-      // it would show a tenant admin what our internal DNS answers.
-      in_addr v4{};
-      bool literal = url.ipv6_literal || inet_aton(url.host.c_str(), &v4) != 0;
-      std::string shown = literal ? " (" + address_text(ai->ai_addr) + ")" : "";
-      return "resolves to " + std::string(article) + " " + cls + " address" + shown +
-             "; webhook targets must be public";
+      if (detail != nullptr) {
+        std::string cls = address_class_name(c);
+        const char* article = (cls[0] == 'u') ? "an" : "a";
+        *detail = url.host + " resolves to " + address_text(ai->ai_addr) + ", " + article + " " +
+                  cls + " address";
+      }
+      return std::string(kNotPublicTarget) + "; webhook targets must be public";
     }
   }
   return std::nullopt;

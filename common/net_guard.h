@@ -50,6 +50,20 @@ inline bool address_allowed(AddressClass c, bool allow_private) {
   return c == AddressClass::kPublic || allow_private;
 }
 
+// The ports a webhook may be sent to unless any port is allowed
+// (WEBHOOK_ALLOW_ANY_PORT): the web's own two and the unprivileged range, so
+// that a subscription cannot make us talk to a mail, SSH or database server
+// that happens to be public. kWebhookPortRule says it in words.
+inline bool webhook_port_allowed(uint32_t port, bool allow_any_port) {
+  return allow_any_port || port == 80 || port == 443 || (port >= 1024 && port <= 65535);
+}
+inline constexpr const char* kWebhookPortRule = "port 80, 443 or 1024 to 65535";
+
+// What a tenant is told about a refused address, at create (422) and in the
+// delivery record: no address and no kind of address, since for a host name
+// either would show a tenant admin what our internal DNS answers.
+inline constexpr const char* kNotPublicTarget = "does not point to a public address";
+
 inline constexpr size_t kMaxWebhookUrlLength = 2048;
 
 struct HttpUrl {
@@ -70,10 +84,12 @@ std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why);
 inline constexpr std::chrono::milliseconds kResolveLimit{5000};
 
 // Resolves `url.host` and refuses it unless every address it resolves to is
-// public. Returns nullopt when the target is acceptable, otherwise why not
-// (a sentence fragment such as "resolves to a loopback address (127.0.0.1)").
-// A host whose addresses have not come within kResolveLimit "could not be
-// resolved", as one the resolver does not know.
-std::optional<std::string> check_url_target(const HttpUrl& url);
+// public. Returns nullopt when the target is acceptable, otherwise why not,
+// as a sentence fragment for the client that names no address
+// (kNotPublicTarget + "; webhook targets must be public"); `detail`, when
+// given, then gets the operator's version ("127.0.0.1 is a loopback
+// address"), for the log only. A host whose addresses have not come within
+// kResolveLimit "could not be resolved", as one the resolver does not know.
+std::optional<std::string> check_url_target(const HttpUrl& url, std::string* detail = nullptr);
 
 }  // namespace ca

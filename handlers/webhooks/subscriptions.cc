@@ -6,6 +6,7 @@
 #include "config.h"
 #include "db.h"
 #include "errors.h"
+#include "log.h"
 #include "net_guard.h"
 #include "validate.h"
 #include "webhook_signature.h"
@@ -92,14 +93,25 @@ Json read_events(BodyReader& in, FieldErrors& errs) {
   return out;
 }
 
-// `url`: an absolute http(s) URL; unless private targets are allowed, its
-// host must resolve to public addresses only (checked again per delivery).
+// `url`: an absolute http(s) URL on an allowed port; unless private
+// targets are allowed, its host must resolve to public addresses only
+// (both checked again per delivery). The refusal names no address: what a
+// host name resolves to is for the operator's log, not the tenant.
 void check_url(const Ctx& ctx, const Field<std::string>& url, FieldErrors& errs) {
   if (!url.has_value()) return;
   std::string why;
   std::optional<HttpUrl> parsed = parse_http_url(url.value, &why);
-  if (parsed && !ctx.config.webhook_allow_private_targets) {
-    if (auto refused = check_url_target(*parsed)) why = *refused;
+  if (parsed && !webhook_port_allowed(parsed->port, ctx.config.webhook_allow_any_port)) {
+    why = std::string("must use ") + kWebhookPortRule;
+  } else if (parsed && !ctx.config.webhook_allow_private_targets) {
+    std::string detail;
+    if (auto refused = check_url_target(*parsed, &detail)) {
+      why = *refused;
+      if (!detail.empty()) {
+        log_info("webhook subscription refused (tenant %lld): %s",
+                 static_cast<long long>(ctx.req.params[0]), detail.c_str());
+      }
+    }
   }
   if (!why.empty()) errs.add("url", "The url field " + why + ".");
 }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "../announcements/announcement_json.h"
 #include "events.h"
@@ -122,20 +123,41 @@ int publish_batch(Db& db) {
   return due->size();
 }
 
+// A topic as the gateway gets it: in the tenant's own namespace,
+// "tenant_<id>.<topic>", so that no tenant can name another's topic (a
+// tenant writing "tenant_9.news" gets "tenant_4.tenant_9.news").
+std::string tenant_topic(int64_t tenant_id, std::string_view topic) {
+  return "tenant_" + std::to_string(tenant_id) + "." + std::string(topic);
+}
+
 // The gateway request: {title, body, data, topic, target_type, target_value,
-// announcement_id, tenant_id}, from a kPushClaim row.
+// announcement_id, tenant_id}, from a kPushClaim row. Topics are scoped to
+// the tenant (tenant_topic); `all` names the tenant's root topic
+// "tenant_<id>" as its target_value, so a gateway that routes by topic alone
+// still reaches only this tenant's audience; `users` ids are members of the
+// tenant (kPushClaim) and go as they are.
 std::string push_body(const Rows& r) {
+  int64_t tenant_id = r.int64(0, 0);
   Json body = json_object();
   cJSON* o = body.get();
   json_add_str(o, "title", r.text(0, 3));
   json_add_str(o, "body", r.text(0, 4));
   Json data = r.is_null(0, 5) ? nullptr : json_parse(r.text(0, 5));
   json_add(o, "data", data ? std::move(data) : json_object());
-  json_add_opt_str(o, "topic", r.opt_text(0, 6));
-  json_add_str(o, "target_type", r.text(0, 7));
-  json_add_opt_str(o, "target_value", r.opt_text(0, 8));
+  std::optional<std::string> topic;
+  if (std::optional<std::string_view> t = r.opt_text(0, 6)) topic = tenant_topic(tenant_id, *t);
+  json_add_opt_str(o, "topic", topic);
+  std::string_view target_type = r.text(0, 7);
+  std::optional<std::string> target_value;
+  if (target_type == "all") {
+    target_value = "tenant_" + std::to_string(tenant_id);
+  } else if (std::optional<std::string_view> v = r.opt_text(0, 8)) {
+    target_value = target_type == "topic" ? tenant_topic(tenant_id, *v) : std::string(*v);
+  }
+  json_add_str(o, "target_type", target_type);
+  json_add_opt_str(o, "target_value", target_value);
   json_add_int(o, "announcement_id", r.int64(0, 1));
-  json_add_int(o, "tenant_id", r.int64(0, 0));
+  json_add_int(o, "tenant_id", tenant_id);
   return json_dump(o);
 }
 

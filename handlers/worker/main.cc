@@ -36,6 +36,7 @@ const Task kTasks[] = {
     {"push notifications", ca::task_send_push},
     {"webhook deliveries", ca::task_deliver_webhooks},
     {"expired sessions", ca::task_purge_sessions},
+    {"retention", ca::task_purge_old_records},
 };
 
 void run_pass(ca::Db& db, const ca::Config& config) {
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
       bool help = std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
       std::fprintf(help ? stdout : stderr,
                    "usage: commerce-admin-worker [--loop]\n"
-                   "  One pass of webhook deliveries, push and scheduled publishing (the\n"
+                   "  One pass of webhook deliveries, push, scheduled publishing and purges (the\n"
                    "  systemd timer's), or with --loop a pass about every second until SIGTERM.\n"
                    "  Configuration comes from the environment.\n");
       return help ? 0 : 2;

@@ -24,5 +24,8 @@ int task_send_push(Db& db, const Config& config);
 int task_deliver_webhooks(Db& db, const Config& config);
 // Deletes sessions past their expiry.
 int task_purge_sessions(Db& db, const Config& config);
+// Deletes finished webhook deliveries and unreferenced events older than
+// RETENTION_DAYS, in batches (retention_tasks.cc).
+int task_purge_old_records(Db& db, const Config& config);
 
 }  // namespace ca

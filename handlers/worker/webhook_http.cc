@@ -1,6 +1,8 @@
 #include "webhook_http.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -35,7 +37,9 @@ struct Transfer {
   // Declared after what it points to, so it is cleaned up first.
   std::unique_ptr<CURL, EasyDeleter> easy;
   bool allow_private = false;
-  std::string refused;  // set when the guard refused an address
+  bool allow_any_port = false;
+  std::string refused;         // set when the guard refused an address or port
+  std::string refused_detail;  // the refused address, for the log only
   std::optional<std::string> retry_after;
   char errbuf[CURL_ERROR_SIZE] = "";
   bool done = false;
@@ -45,18 +49,31 @@ struct Transfer {
   std::chrono::steady_clock::time_point deadline;
 };
 
-// Opens the connection's socket only when the address curl is about to
-// connect to is allowed.
+// Opens the connection's socket only when the address and port curl is
+// about to connect to are allowed. The refusal that goes into the delivery
+// record names no address (a tenant admin reads it); the log gets that.
 curl_socket_t open_socket(void* clientp, curlsocktype purpose, curl_sockaddr* address) {
   auto* t = static_cast<Transfer*>(clientp);
   if (purpose == CURLSOCKTYPE_IPCXN) {
     const auto* sa = reinterpret_cast<const sockaddr*>(&address->addr);
+    uint16_t port = 0;
+    if (sa->sa_family == AF_INET) {
+      port = ntohs(reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
+    } else if (sa->sa_family == AF_INET6) {
+      port = ntohs(reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port);
+    }
     AddressClass c = classify_address(sa);
     if (!address_allowed(c, t->allow_private)) {
-      t->refused =
-          std::string("refused to connect to ") + address_text(sa) + ": a " +
-          address_class_name(c) +
-          " address (webhook targets must be public; WEBHOOK_ALLOW_PRIVATE_TARGETS is off)";
+      t->refused = std::string("refused to connect: the target ") + kNotPublicTarget +
+                   " (webhook targets must be public)";
+      std::string kind = address_class_name(c);
+      t->refused_detail =
+          address_text(sa) + (kind[0] == 'u' ? " is an " : " is a ") + kind + " address";
+      return CURL_SOCKET_BAD;
+    }
+    if (!webhook_port_allowed(port, t->allow_any_port)) {
+      t->refused = "refused to connect: port " + std::to_string(port) +
+                   " is not allowed (webhook targets must use " + kWebhookPortRule + ")";
       return CURL_SOCKET_BAD;
     }
   }
@@ -84,11 +101,12 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
 }
 
 std::unique_ptr<Transfer> make_transfer(uint64_t tag, WebhookRequest req, int timeout_seconds,
-                                        bool allow_private) {
+                                        bool allow_private, bool allow_any_port) {
   auto t = std::make_unique<Transfer>();
   t->tag = tag;
   t->req = std::move(req);
   t->allow_private = allow_private;
+  t->allow_any_port = allow_any_port;
   t->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds + 5);
   t->easy.reset(curl_easy_init());
   if (!t->easy) return nullptr;
@@ -130,6 +148,7 @@ WebhookResponse outcome(Transfer& t) {
   } else if (t.result != CURLE_OK) {
     if (!t.refused.empty()) {
       r.error = t.refused;
+      r.log_detail = t.refused_detail;
     } else if (t.errbuf[0] != '\0') {
       r.error = t.errbuf;
     } else {
@@ -149,14 +168,16 @@ WebhookResponse outcome(Transfer& t) {
 struct WebhookSender::State {
   int timeout_seconds = 0;
   bool allow_private = false;
+  bool allow_any_port = false;
   std::unique_ptr<CURLM, MultiDeleter> multi;
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> transfers;
 };
 
-WebhookSender::WebhookSender(int timeout_seconds, bool allow_private_targets)
+WebhookSender::WebhookSender(int timeout_seconds, bool allow_private_targets, bool allow_any_port)
     : state_(std::make_unique<State>()) {
   state_->timeout_seconds = timeout_seconds;
   state_->allow_private = allow_private_targets;
+  state_->allow_any_port = allow_any_port;
   state_->multi.reset(curl_multi_init());
 }
 
@@ -165,8 +186,8 @@ WebhookSender::~WebhookSender() {
 }
 
 std::optional<WebhookOutcome> WebhookSender::start(uint64_t tag, WebhookRequest req) {
-  std::unique_ptr<Transfer> t =
-      make_transfer(tag, std::move(req), state_->timeout_seconds, state_->allow_private);
+  std::unique_ptr<Transfer> t = make_transfer(tag, std::move(req), state_->timeout_seconds,
+                                              state_->allow_private, state_->allow_any_port);
   if (!state_->multi || !t ||
       curl_multi_add_handle(state_->multi.get(), t->easy.get()) != CURLM_OK) {
     WebhookOutcome failed{tag, {}};

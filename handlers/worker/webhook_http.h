@@ -3,8 +3,8 @@
 // one at a time and come back as they finish, so a slow receiver holds one
 // slot, not a whole batch.
 //
-// The SSRF guard is applied to the address each connection is actually
-// opened to (CURLOPT_OPENSOCKETFUNCTION), after curl's own DNS resolution,
+// The SSRF guard is applied to the address and port each connection is
+// actually opened to (CURLOPT_OPENSOCKETFUNCTION), after curl's own DNS resolution,
 // so a name that resolved to a public address when the subscription was
 // created but points inside the network now is refused, and no second lookup
 // can differ from the checked one. Redirects are never followed and
@@ -31,6 +31,7 @@ struct WebhookResponse {
   long status = 0;                         // HTTP status; 0 when there was no response
   std::string error;                       // why it failed; empty when delivered
   std::optional<std::string> retry_after;  // the Retry-After header, when sent
+  std::string log_detail;                  // for the worker's log only, never recorded
   bool delivered() const { return error.empty(); }
 };
 
@@ -42,7 +43,7 @@ struct WebhookOutcome {
 
 class WebhookSender {
  public:
-  WebhookSender(int timeout_seconds, bool allow_private_targets);
+  WebhookSender(int timeout_seconds, bool allow_private_targets, bool allow_any_port);
   ~WebhookSender();
   WebhookSender(const WebhookSender&) = delete;
   WebhookSender& operator=(const WebhookSender&) = delete;

@@ -10,6 +10,14 @@
 // the lease_until value our claim set is the fencing token, so a worker that
 // overran its lease cannot overwrite the record of the worker that took the
 // row over.
+//
+// A worker that stops mid-attempt (killed, crashed, or too slow to record
+// before its lease ran out) leaves a pending row with an expired lease and
+// no outcome. Before claiming, a pass records each such attempt as a failed
+// one with the error kInterrupted and the usual backoff, so the delivery log
+// shows that an attempt was cut off; a claim that takes such a row over
+// directly (its lease ran out just before) writes the same error while it
+// retries.
 #include <sodium.h>
 
 #include <algorithm>
@@ -52,6 +60,12 @@ constexpr auto kReclaimInterval = std::chrono::seconds(1);
 // every active subscription, and one per finished request would cost the
 // database that many probes per delivery.
 constexpr auto kMinClaimGap = std::chrono::milliseconds(50);
+
+// The error of an attempt whose worker stopped before recording its
+// outcome (a macro so that kClaim's SQL can carry it too).
+#define CA_INTERRUPTED_ERROR "attempt interrupted (worker stopped)"
+constexpr const char* kInterrupted = CA_INTERRUPTED_ERROR;
+constexpr const char* kInterruptedLast = CA_INTERRUPTED_ERROR "; no attempts left";
 
 // Pending rows of deleted subscriptions that became due (a fan-out that raced
 // the deletion): never attempted.
@@ -116,7 +130,10 @@ const Statement kClaim{
     "  FOR UPDATE OF c SKIP LOCKED) "
     "UPDATE webhook_deliveries d "
     "SET lease_until = now() + make_interval(secs => $2), attempts = d.attempts + 1, "
-    "    last_attempt_at = now() "
+    "    last_attempt_at = now(), "
+    "    error = CASE WHEN d.lease_until IS NOT NULL THEN '" CA_INTERRUPTED_ERROR
+    "' "
+    "      ELSE d.error END "
     "FROM locked l, webhooks w, events e "
     "WHERE d.tenant_id = l.tenant_id AND d.id = l.id "
     "  AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
@@ -162,6 +179,17 @@ const Statement kSetFailing{
     "webhooks_set_failing",
     "UPDATE webhooks SET failing_since = CASE WHEN $3::boolean THEN now() END "
     "WHERE tenant_id = $1 AND id = $2 AND (failing_since IS NOT NULL) <> $3::boolean"};
+
+// Rows whose attempt's lease ran out with no outcome recorded (a lease is
+// cleared by every outcome). Cross-tenant but without locks: each is then
+// recorded through kRecordFailed with its lease as the fence, so a row
+// another worker claimed meanwhile is left alone. The leased rows are few
+// (webhook_deliveries_leased_idx). Columns: tenant_id, id, attempts, lease.
+const Statement kFindInterrupted{
+    "webhook_deliveries_find_interrupted",
+    "SELECT tenant_id, id, attempts, lease_until::text FROM webhook_deliveries "
+    "WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until < now() "
+    "ORDER BY lease_until LIMIT 100"};
 
 // A row whose previous attempt was its last one but never reported back (the
 // worker died): it is failed without a further attempt. $4 error.
@@ -255,6 +283,12 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
     }
     return;
   }
+  if (!r.log_detail.empty()) {
+    // Only here: the delivery record tells the tenant no address.
+    log_warn("webhook %s (tenant %lld, delivery %lld): %s; %s", msg_id.c_str(),
+             static_cast<long long>(c.tenant_id), static_cast<long long>(c.id), r.error.c_str(),
+             r.log_detail.c_str());
+  }
   std::optional<int64_t> retry_after;
   if (r.retry_after) retry_after = parse_retry_after(*r.retry_after, std::time(nullptr));
   int64_t delay_ms = next_attempt_delay_ms(c.attempt, config.webhook_retry_base_seconds, random01(),
@@ -280,7 +314,8 @@ class Delivery {
   Delivery(Db& db, const Config& config)
       : db_(db),
         config_(config),
-        sender_(config.webhook_timeout_seconds, config.webhook_allow_private_targets) {}
+        sender_(config.webhook_timeout_seconds, config.webhook_allow_private_targets,
+                config.webhook_allow_any_port) {}
 
   // Returns the rows claimed, or -1 when the pass failed before claiming any.
   int run() {
@@ -335,9 +370,48 @@ class Delivery {
   }
 
  private:
+  // Records the attempts of stopped workers (kFindInterrupted) as failed
+  // attempts: retried after the usual backoff, or failed when it was the
+  // last. Not a reason for the subscription to count as failing: its
+  // receiver did not fail. Returns false when the database failed.
+  bool settle_interrupted() {
+    DbResult found = db_.exec(kFindInterrupted);
+    if (!found.ok()) {
+      log_error("finding interrupted webhook attempts failed: %s", found.error().message.c_str());
+      return false;
+    }
+    for (int i = 0; i < found->size(); ++i) {
+      int64_t tenant_id = found->int64(i, 0), id = found->int64(i, 1);
+      int attempts = static_cast<int>(found->int64(i, 2));
+      bool last = attempts >= config_.webhook_max_attempts;
+      int64_t delay_ms = next_attempt_delay_ms(attempts, config_.webhook_retry_base_seconds,
+                                               random01(), 0, std::nullopt);
+      std::optional<int64_t> no_status;
+      DbResult done = db_.exec(kRecordFailed, {tenant_id, id, found->str(i, 3), no_status,
+                                               last ? kInterruptedLast : kInterrupted, delay_ms,
+                                               config_.webhook_max_attempts});
+      if (!done.ok()) {
+        log_error("recording an interrupted webhook attempt failed: %s",
+                  done.error().message.c_str());
+        return false;
+      }
+      if (!done->empty()) {
+        log_warn("webhook %s: attempt %d was interrupted (its worker stopped); %s",
+                 webhook_message_id(tenant_id, id).c_str(), attempts,
+                 done->text(0, 0) == "failed" ? "failed for good" : "retried after the backoff");
+      }
+    }
+    return true;
+  }
+
   // Claims up to `n` rows and starts sending them (rows that must not be
   // sent are settled at once). Returns the rows claimed, or -1.
   int claim(int n) {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_settle_ >= kReclaimInterval) {
+      if (!settle_interrupted()) return -1;
+      last_settle_ = now;
+    }
     DbResult r = db_.exec(kClaim, {n, config_.webhook_timeout_seconds + kLeaseMarginSeconds,
                                    kPerWebhookInFlight, kPerTenantInFlight});
     if (!r.ok()) {
@@ -356,9 +430,7 @@ class Delivery {
                 r->str(i, 7),
                 r->str(i, 8)};
       if (c.attempt > config_.webhook_max_attempts) {
-        DbResult gave_up = db_.exec(
-            kGiveUp, {c.tenant_id, c.id, c.lease,
-                      "the last attempt was interrupted (worker stopped); no attempts left"});
+        DbResult gave_up = db_.exec(kGiveUp, {c.tenant_id, c.id, c.lease, kInterruptedLast});
         if (!gave_up.ok())
           log_error("webhook: giving up failed: %s", gave_up.error().message.c_str());
         continue;
@@ -387,6 +459,7 @@ class Delivery {
   std::unordered_map<uint64_t, Claimed> sending_;  // by the sender's tag
   uint64_t next_tag_ = 0;
   std::chrono::steady_clock::time_point last_claim_{};
+  std::chrono::steady_clock::time_point last_settle_{};
 };
 
 }  // namespace

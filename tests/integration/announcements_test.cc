@@ -1405,8 +1405,9 @@ TEST(AnnouncementsWorker, PublishesADueScheduledAnnouncementAndPushesIt) {
   // No push_title / push_body: the title and the summary stand in.
   EXPECT_TRUE(same_json(json_parse(got[0].body).get(),
                         R"({"title":"Soon","body":"Sum","data":{},"topic":null,
-      "target_type":"all","target_value":null,"announcement_id":)" +
-                            to_string(id) + R"(,"tenant_id":)" + t.header + "}"));
+      "target_type":"all","target_value":"tenant_)" +
+                            t.header + R"(","announcement_id":)" + to_string(id) +
+                            R"(,"tenant_id":)" + t.header + "}"));
 }
 
 // No worker ran between scheduled_at and expires_at: the announcement is
@@ -1459,9 +1460,10 @@ TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {
   EXPECT_EQ(got[0].headers["authorization"], "Bearer " + gateway_token());
   EXPECT_TRUE(same_json(json_parse(got[0].body).get(),
                         R"({"title":"Sale!","body":"Half price today","data":{"screen":"sale"},
-      "topic":"deals","target_type":"users","target_value":")" +
-                            targets + R"(","announcement_id":)" + to_string(id) +
-                            R"(,"tenant_id":)" + t.header + "}"));
+      "topic":"tenant_)" + t.header +
+                            R"(.deals","target_type":"users","target_value":")" + targets +
+                            R"(","announcement_id":)" + to_string(id) + R"(,"tenant_id":)" +
+                            t.header + "}"));
 
   // A later, published one is sent too; the first is not sent again.
   int64_t second = create(t, R"({"title":"Next","type":"info","status":"published",
@@ -1470,6 +1472,44 @@ TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {
   ASSERT_EQ(field(rec.get(), "push_status"), "success");
   EXPECT_EQ(pushes_for(gateway, id).size(), 1u);
   EXPECT_EQ(pushes_for(gateway, second).size(), 1u);
+}
+
+// Topics reach the gateway in the tenant's namespace ("tenant_<id>."
+// prefixed, `all` as the tenant's root topic), so a tenant that writes
+// another tenant's topic, prefix and all, still only names its own.
+TEST(AnnouncementsPush, TopicsAreScopedToTheTenant) {
+  int port = gateway_port();
+  ASSERT_NE(port, 0);
+  Receiver gateway(port);
+  Tenant a = new_tenant();
+  Tenant b = new_tenant();
+  int64_t from_a =
+      create(a, R"({"title":"A","type":"info","status":"published",
+      "is_push_enabled":true,"topic":"tenant_)" +
+                    b.header + R"(.news","target_type":"topic","target_value":"tenant_)" +
+                    b.header + R"(.news"})");
+  int64_t from_b = create(b, R"({"title":"B","type":"info","status":"published",
+      "is_push_enabled":true,"topic":"news","target_type":"topic","target_value":"news"})");
+  for (auto [t, id] : {std::pair{&a, from_a}, std::pair{&b, from_b}}) {
+    Json rec = poll(*t, id, [](const cJSON* x) { return field(x, "push_status") == "success"; });
+    ASSERT_EQ(field(rec.get(), "push_status"), "success");
+    // The record keeps what the client wrote.
+    EXPECT_EQ(field(rec.get(), "target_value"),
+              id == from_a ? "tenant_" + b.header + ".news" : "news");
+  }
+  std::vector<ReceivedRequest> got = pushes_for(gateway, from_a);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, R"({"title":"A","body":"","data":{},"topic":"tenant_)" + a.header +
+                             ".tenant_" + b.header +
+                             R"(.news","target_type":"topic","target_value":"tenant_)" + a.header +
+                             ".tenant_" + b.header + R"(.news","announcement_id":)" +
+                             to_string(from_a) + R"(,"tenant_id":)" + a.header + "}");
+  got = pushes_for(gateway, from_b);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].body, R"({"title":"B","body":"","data":{},"topic":"tenant_)" + b.header +
+                             R"(.news","target_type":"topic","target_value":"tenant_)" + b.header +
+                             R"(.news","announcement_id":)" + to_string(from_b) +
+                             R"(,"tenant_id":)" + b.header + "}");
 }
 
 // A `users` target is narrowed, when the push goes out, to those still

@@ -426,7 +426,7 @@ TEST(Categories, DeleteWritesProductUpdatedForEachDetachedProduct) {
   Scope s = fresh_scope(admin_token());
   HttpResponse hook =
       http("POST", "/api/v2/admin/webhooks/" + s.tid(),
-           s.call(R"({"url":"http://127.0.0.1:9/hook","events":["product.updated"]})"));
+           s.call(R"({"url":"http://127.0.0.1:1024/hook","events":["product.updated"]})"));
   ASSERT_EQ(hook.status, 201) << hook.body;
   int64_t id = create_category(s, "Doomed");
   int64_t kept = create_category(s, "Kept");

@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <sodium.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -271,6 +273,130 @@ class SilentPort {
   std::thread thread_;
 };
 
+// One pass of `commerce-admin-worker` (what the systemd timer runs) with the
+// stack's environment plus `overrides`; true when it exited 0 within 60 s.
+bool run_worker_once(const std::map<std::string, std::string>& overrides = {}) {
+  std::string log = state_dir() + "/log/test-worker-once-" + std::to_string(getpid()) + ".log";
+  pid_t pid = start_with_stack_env("commerce-admin-worker", log, overrides);
+  if (pid <= 0) return false;
+  auto deadline = Clock::now() + 60s;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (Clock::now() > deadline) {
+      ADD_FAILURE() << "a worker pass took over 60 s";
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// --- a handler of this test, spoken to over FastCGI -----------------------------
+
+// A FastCGI record of request 1.
+std::string fcgi_record(uint8_t type, const std::string& content) {
+  std::string r = {1,
+                   static_cast<char>(type),
+                   0,
+                   1,
+                   static_cast<char>(content.size() >> 8),
+                   static_cast<char>(content.size() & 0xff),
+                   0,
+                   0};
+  return r + content;
+}
+
+std::string fcgi_length(size_t n) {
+  if (n < 128) return std::string(1, static_cast<char>(n));
+  return {static_cast<char>((n >> 24) | 0x80), static_cast<char>((n >> 16) & 0xff),
+          static_cast<char>((n >> 8) & 0xff), static_cast<char>(n & 0xff)};
+}
+
+// A `commerce-admin-webhooks` of this test on a socket of its own, with the
+// stack's environment plus `overrides`: for settings the stack's own
+// handlers do not run with.
+class OwnWebhooksHandler {
+ public:
+  explicit OwnWebhooksHandler(const std::map<std::string, std::string>& overrides)
+      : socket_(state_dir() + "/run/wh-test-" + std::to_string(getpid()) + ".sock") {
+    pid_ = start_with_stack_env("commerce-admin-webhooks --threads 1 --socket " + socket_,
+                                state_dir() + "/log/wh-test.log", overrides);
+    auto deadline = Clock::now() + 20s;
+    while (pid_ > 0 && Clock::now() < deadline) {
+      int fd = connect_socket();
+      if (fd >= 0) {
+        close(fd);
+        break;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  ~OwnWebhooksHandler() {
+    if (pid_ > 0) {
+      EXPECT_TRUE(stop_process(pid_, 20));
+    }
+  }
+  OwnWebhooksHandler(const OwnWebhooksHandler&) = delete;
+  OwnWebhooksHandler& operator=(const OwnWebhooksHandler&) = delete;
+
+  // The request as nginx passes it; the answer's status line and body
+  // ("" when none came).
+  std::pair<std::string, std::string> post(const std::string& uri, const std::string& token,
+                                           const std::string& body) {
+    std::string params;
+    for (auto [name, value] :
+         std::map<std::string, std::string>{{"REQUEST_METHOD", "POST"},
+                                            {"DOCUMENT_URI", uri},
+                                            {"QUERY_STRING", ""},
+                                            {"REMOTE_ADDR", "127.0.0.1"},
+                                            {"CONTENT_TYPE", "application/json"},
+                                            {"CONTENT_LENGTH", std::to_string(body.size())},
+                                            {"HTTP_AUTHORIZATION", "Bearer " + token}}) {
+      params += fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;
+    }
+    std::string begin = {0, 1, 0, 0, 0, 0, 0, 0};  // responder, no keep-alive
+    std::string request = fcgi_record(1, begin) + fcgi_record(4, params) + fcgi_record(4, "") +
+                          fcgi_record(5, body) + fcgi_record(5, "");
+    int fd = connect_socket();
+    if (fd < 0) return {};
+    timeval timeout{10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    std::string out;
+    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(request.size())) {
+      std::string in;
+      char buf[4096];
+      ssize_t n;
+      while ((n = read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
+      for (size_t at = 0; at + 8 <= in.size();) {
+        size_t length = (static_cast<uint8_t>(in[at + 4]) << 8) | static_cast<uint8_t>(in[at + 5]);
+        if (in[at + 1] == 6) out += in.substr(at + 8, length);
+        at += 8 + length + static_cast<uint8_t>(in[at + 6]);
+      }
+    }
+    close(fd);
+    size_t split = out.find("\r\n\r\n");
+    if (split == std::string::npos) return {};
+    return {out.substr(0, out.find("\r\n")), out.substr(split + 4)};
+  }
+
+ private:
+  int connect_socket() const {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    socket_.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+    close(fd);
+    return -1;
+  }
+
+  std::string socket_;
+  pid_t pid_ = 0;
+};
+
 class WebhooksTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -402,6 +528,11 @@ TEST_F(WebhooksTest, CreateRefusesUrlsThatAreNotAbsoluteHttp) {
       {"http://exa mple.com/",
        "The url field must not contain spaces, control characters or non-ASCII characters."},
       {"http://[::1/", "The url field must have a valid IPv6 address in brackets."},
+      // Ports other than 80, 443 and 1024-65535 (WEBHOOK_ALLOW_ANY_PORT is off).
+      {"http://example.com:22/", "The url field must use port 80, 443 or 1024 to 65535."},
+      {"https://example.com:1023/in", "The url field must use port 80, 443 or 1024 to 65535."},
+      {"http://127.0.0.1:25/", "The url field must use port 80, 443 or 1024 to 65535."},
+      {"http://[::1]:81/", "The url field must use port 80, 443 or 1024 to 65535."},
       {"", "The url field is required."},
   };
   for (const auto& [url, message] : cases) {
@@ -413,6 +544,13 @@ TEST_F(WebhooksTest, CreateRefusesUrlsThatAreNotAbsoluteHttp) {
     ASSERT_EQ(r.status, 422) << url << ": " << r.body;
     EXPECT_EQ(errors_of(r), R"({"url":[")" + message + R"("]})") << url;
   }
+  for (const char* url : {"http://example.com:80/", "https://example.com:443/",
+                          "https://example.com:1024/", "http://example.com:65535/"}) {
+    HttpResponse r =
+        http("POST", webhooks_path(tenant),
+             {.token = admin, .body = R"({"url":")" + std::string(url) + R"(","events":["*"]})"});
+    EXPECT_EQ(r.status, 201) << url << ": " << r.body;
+  }
   std::string too_long = "https://example.com/" + std::string(2029, 'a');
   HttpResponse r =
       http("POST", webhooks_path(tenant),
@@ -423,6 +561,37 @@ TEST_F(WebhooksTest, CreateRefusesUrlsThatAreNotAbsoluteHttp) {
   r = http("POST", webhooks_path(tenant),
            {.token = admin, .body = R"({"url":")" + longest + R"(","events":["*"]})"});
   EXPECT_EQ(r.status, 201) << r.body.substr(0, 200);
+}
+
+// Without WEBHOOK_ALLOW_PRIVATE_TARGETS (the stack runs with it, so a
+// handler of the test's own answers): a target inside the network is
+// refused with one sentence that names neither the address nor its kind,
+// for a host name (whose address would map internal DNS) as for a literal.
+TEST_F(WebhooksTest, CreateRefusesNonPublicTargetsWithoutNamingTheAddress) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  OwnWebhooksHandler strict(
+      std::map<std::string, std::string>{{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
+  for (const char* url :
+       {"http://localhost:8080/hook", "http://127.0.0.1:8080/hook",
+        "http://169.254.169.254/latest/meta-data/", "https://[::1]:8443/", "http://10.1.2.3/"}) {
+    auto [status, body] = strict.post(webhooks_path(tenant), admin,
+                                      R"({"url":")" + std::string(url) + R"(","events":["*"]})");
+    EXPECT_EQ(status, "Status: 422 Unprocessable Content") << url;
+    Json json = json_parse(body);
+    EXPECT_EQ(json_dump(json_get(json.get(), "errors")),
+              R"({"url":["The url field does not point to a public address; webhook targets )"
+              R"(must be public."]})")
+        << url << ": " << body;
+  }
+  // Ports are checked before the address.
+  auto [status, body] =
+      strict.post(webhooks_path(tenant), admin, R"({"url":"http://localhost:22/","events":["*"]})");
+  EXPECT_EQ(status, "Status: 422 Unprocessable Content");
+  EXPECT_EQ(json_dump(json_get(json_parse(body).get(), "errors")),
+            R"({"url":["The url field must use port 80, 443 or 1024 to 65535."]})");
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  EXPECT_EQ(list.integer("total"), 0) << list.body;
 }
 
 TEST_F(WebhooksTest, EveryOperationNeedsAnAdminOfAnExistingTenant) {
@@ -822,6 +991,120 @@ TEST_F(WebhooksTest, WorkerKilledMidDeliveryLeavesTheRowToBeRetried) {
   EXPECT_EQ(reqs.size(), 2u);
 }
 
+// A worker that stops mid-attempt leaves its attempt counted, its lease
+// and no outcome. Once the lease has run out, the next pass records the
+// attempt as interrupted, for the tenant to see, and retries it after the
+// usual backoff (here an hour, so the record can be read); when it was the
+// last attempt, the delivery fails.
+TEST_F(WebhooksTest, AnAttemptCutOffByAStoppedWorkerIsShownInTheDeliveryRecord) {
+  ASSERT_LE(max_attempts(), 4) << "the stack must run with a small WEBHOOK_MAX_ATTEMPTS";
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  StackWorkerPause pause;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  add_user(admin, tenant, "MEMBER");
+  add_user(admin, tenant, "MEMBER");
+  std::string where = " FROM webhook_deliveries WHERE tenant_id = " + to_string(tenant);
+  std::vector<std::string> ids = sql("SELECT id" + where + " ORDER BY id");
+  ASSERT_EQ(ids.size(), 2u);
+  sql("UPDATE webhook_deliveries SET attempts = CASE WHEN id = " + ids[0] + " THEN 1 ELSE " +
+      std::to_string(max_attempts()) +
+      " END, last_attempt_at = now() - interval '20 seconds', "
+      "lease_until = now() - interval '1 second'" +
+      where.substr(std::string(" FROM webhook_deliveries").size()));
+  ASSERT_TRUE(run_worker_once({{"WEBHOOK_RETRY_BASE_SECONDS", "3600"}}));
+
+  EXPECT_EQ(sql("SELECT status || '|' || attempts || '|' || coalesce(error, '<null>') || '|' || "
+                "(lease_until IS NULL) || '|' || (response_status IS NULL) || '|' || "
+                "(next_attempt_at > now() + interval '30 minutes')" +
+                where + " ORDER BY id"),
+            (std::vector<std::string>{
+                "pending|1|attempt interrupted (worker stopped)|true|true|true",
+                "failed|" + std::to_string(max_attempts()) +
+                    "|attempt interrupted (worker stopped); no attempts left|true|true|true"}));
+  HttpResponse records = hook_deliveries(admin, tenant, hook.id);
+  const cJSON* newest = cJSON_GetArrayItem(records["data"], 0);
+  const cJSON* oldest = cJSON_GetArrayItem(records["data"], 1);
+  EXPECT_EQ(str_of(oldest, "status"), "pending");
+  EXPECT_EQ(str_of(oldest, "error"), "attempt interrupted (worker stopped)");
+  EXPECT_EQ(str_of(newest, "status"), "failed");
+  EXPECT_EQ(str_of(newest, "error"), "attempt interrupted (worker stopped); no attempts left");
+  EXPECT_EQ(receiver.requests().size(), 0u);
+}
+
+// --- retention ---------------------------------------------------------------------
+
+// Rows of one tenant written directly, with the ages a retention test needs.
+struct OldRows {
+  int64_t tenant = 0;
+  int64_t hook = 0;
+  std::string event(int age_days) const {
+    return sql("INSERT INTO events (tenant_id, type, payload, created_at) VALUES (" +
+               to_string(tenant) + ", 'member.removed', '{}', now() - interval '" +
+               std::to_string(age_days) + " days') RETURNING id")
+        .at(0);
+  }
+  // Pending rows are due only tomorrow, so no worker sends them meanwhile.
+  std::string delivery(const std::string& event, const std::string& status, int age_days) const {
+    return sql("INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url, "
+               "status, attempts, next_attempt_at, created_at) VALUES (" +
+               to_string(tenant) + ", " + to_string(hook) + ", " + event +
+               ", 'member.removed', 'http://127.0.0.1:1024/none', '" + status +
+               "', 1, now() + interval '1 day', now() - interval '" + std::to_string(age_days) +
+               " days') RETURNING id")
+        .at(0);
+  }
+  std::vector<std::string> events() const {
+    return sql("SELECT id FROM events WHERE tenant_id = " + to_string(tenant) + " ORDER BY id");
+  }
+  std::vector<std::string> deliveries() const {
+    return sql("SELECT id FROM webhook_deliveries WHERE tenant_id = " + to_string(tenant) +
+               " ORDER BY id");
+  }
+};
+
+// RETENTION_DAYS (default 30): delivered and failed deliveries older than
+// that go, and then the events of that age no delivery refers to; pending
+// deliveries, younger rows, and events a remaining delivery refers to stay.
+TEST_F(WebhooksTest, RetentionPurgesOldFinishedDeliveriesAndTheEventsNoDeliveryNeeds) {
+  std::string admin = admin_token();
+  OldRows rows{create_tenant(admin), 0};
+  StackWorkerPause pause;
+  rows.hook =
+      create_hook(admin, rows.tenant, "http://127.0.0.1:1024/none", R"(["member.removed"])").id;
+  std::string delivered_event = rows.event(40);
+  std::string delivered = rows.delivery(delivered_event, "delivered", 40);
+  std::string failed_event = rows.event(40);
+  std::string failed = rows.delivery(failed_event, "failed", 31);
+  std::string pending_event = rows.event(40);
+  std::string pending = rows.delivery(pending_event, "pending", 40);
+  std::string lonely_event = rows.event(31);  // no subscription wanted it
+  std::string shared_event = rows.event(40);  // one delivery goes, one is young enough to stay
+  std::string shared_old = rows.delivery(shared_event, "delivered", 40);
+  std::string shared_young = rows.delivery(shared_event, "failed", 29);
+  std::string young_event = rows.event(29);
+  std::string young = rows.delivery(young_event, "delivered", 29);
+  std::string new_event = rows.event(0);
+  std::string new_delivery = rows.delivery(new_event, "delivered", 0);
+  std::string new_lonely_event = rows.event(0);
+
+  // RETENTION_DAYS=0 keeps everything.
+  ASSERT_TRUE(run_worker_once({{"RETENTION_DAYS", "0"}}));
+  EXPECT_EQ(rows.events().size(), 8u);
+  EXPECT_EQ(rows.deliveries().size(), 7u);
+
+  ASSERT_TRUE(run_worker_once());
+  EXPECT_EQ(rows.deliveries(),
+            (std::vector<std::string>{pending, shared_young, young, new_delivery}));
+  EXPECT_EQ(rows.events(), (std::vector<std::string>{pending_event, shared_event, young_event,
+                                                     new_event, new_lonely_event}));
+  // What stays is untouched.
+  EXPECT_EQ(sql("SELECT status || '|' || attempts FROM webhook_deliveries WHERE tenant_id = " +
+                to_string(rows.tenant) + " AND id = " + pending),
+            (std::vector<std::string>{"pending|1"}));
+}
+
 TEST_F(WebhooksTest, DeletedWebhookGetsNothingNewAndKeepsItsRecords) {
   auto [admin, tenant, member] = tenant_with_member();
   Receiver gone_rx, kept_rx;
@@ -886,9 +1169,34 @@ TEST_F(WebhooksTest, DeliveryTimeCheckRefusesPrivateTargets) {
   WorkerProcess strict(std::map<std::string, std::string>{{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
   Json record = wait_delivery_status(admin, tenant, hook.id, "failed", 60s);
   ASSERT_TRUE(record);
+  // The record a tenant admin reads names no address (a host name's
+  // address would map internal DNS); the worker's log has it.
   EXPECT_EQ(str_of(record.get(), "error"),
-            "refused to connect to 127.0.0.1: a loopback address (webhook targets must be "
-            "public; WEBHOOK_ALLOW_PRIVATE_TARGETS is off)");
+            "refused to connect: the target does not point to a public address (webhook targets "
+            "must be public)");
+  EXPECT_EQ(json_get_int(record.get(), "attempts"), max_attempts());
+  EXPECT_EQ(receiver.requests().size(), 0u);
+}
+
+// A delivery whose URL names a port outside 80, 443 and 1024-65535 (one
+// written before the rule, here set directly) is refused when the worker
+// connects, every attempt, and the receiver never hears of it.
+TEST_F(WebhooksTest, DeliveryTimeCheckRefusesDisallowedPorts) {
+  ASSERT_LE(max_attempts(), 4) << "the stack must run with a small WEBHOOK_MAX_ATTEMPTS";
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  StackWorkerPause pause;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  add_user(admin, tenant, "MEMBER");
+  sql("UPDATE webhook_deliveries SET url = 'http://127.0.0.1:1023/hook' WHERE tenant_id = " +
+      to_string(tenant));
+  pause.resume();
+  Json record = wait_delivery_status(admin, tenant, hook.id, "failed", 60s);
+  ASSERT_TRUE(record);
+  EXPECT_EQ(str_of(record.get(), "error"),
+            "refused to connect: port 1023 is not allowed (webhook targets must use port 80, 443 "
+            "or 1024 to 65535)");
   EXPECT_EQ(json_get_int(record.get(), "attempts"), max_attempts());
   EXPECT_EQ(receiver.requests().size(), 0u);
 }

@@ -230,45 +230,65 @@ TEST(WebhookUrlTest, LengthLimitIs2048Bytes) {
 
 // --- resolution + classification (getaddrinfo; no network needed) ---------------
 
-std::optional<std::string> target(const char* url) {
+std::optional<std::string> target(const char* url, std::string* detail = nullptr) {
   std::string why;
   auto parsed = parse_http_url(url, &why);
   EXPECT_TRUE(parsed.has_value()) << url << ": " << why;
   if (!parsed) return "unparsable";
-  return check_url_target(*parsed);
+  return check_url_target(*parsed, detail);
+}
+
+// The refusal a client sees: the same sentence for every non-public target.
+const char* const kRefused = "does not point to a public address; webhook targets must be public";
+
+// The operator's detail of a refused target ("" when it was not refused).
+std::string detail_of(const char* url) {
+  std::string detail;
+  target(url, &detail);
+  return detail;
 }
 
 TEST(WebhookTargetTest, LoopbackPrivateAndMetadataTargetsAreRefused) {
-  EXPECT_EQ(target("http://127.0.0.1/"),
-            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
-  ASSERT_TRUE(target("http://localhost/").has_value());
-  // A host name's resolved address is not echoed (internal DNS stays internal).
-  EXPECT_EQ(target("http://localhost/"),
-            "resolves to a loopback address; webhook targets must be public");
-  EXPECT_EQ(target("http://[::1]/"),
-            "resolves to a loopback address (::1); webhook targets must be public");
-  EXPECT_EQ(target("http://[::ffff:127.0.0.1]/"),
-            "resolves to a loopback address (::ffff:127.0.0.1); webhook targets must be public");
-  EXPECT_EQ(target("http://169.254.169.254/latest/meta-data/"),
-            "resolves to a link-local address (169.254.169.254); webhook targets must be public");
-  EXPECT_EQ(target("http://10.1.2.3/"),
-            "resolves to a private address (10.1.2.3); webhook targets must be public");
-  EXPECT_EQ(target("http://0.0.0.0/"),
-            "resolves to an unspecified address (0.0.0.0); webhook targets must be public");
-  EXPECT_EQ(target("http://[fd00::1]/"),
-            "resolves to a private address (fd00::1); webhook targets must be public");
+  for (const char* url : {"http://127.0.0.1/", "http://localhost/", "http://[::1]/",
+                          "http://[::ffff:127.0.0.1]/", "http://169.254.169.254/latest/meta-data/",
+                          "http://10.1.2.3/", "http://0.0.0.0/", "http://[fd00::1]/"}) {
+    EXPECT_EQ(target(url), kRefused) << url;
+  }
+  EXPECT_EQ(detail_of("http://127.0.0.1/"), "127.0.0.1 resolves to 127.0.0.1, a loopback address");
+  EXPECT_EQ(detail_of("http://[::ffff:127.0.0.1]/"),
+            "::ffff:127.0.0.1 resolves to ::ffff:127.0.0.1, a loopback address");
+  EXPECT_EQ(detail_of("http://169.254.169.254/latest/meta-data/"),
+            "169.254.169.254 resolves to 169.254.169.254, a link-local address");
+  EXPECT_EQ(detail_of("http://10.1.2.3/"), "10.1.2.3 resolves to 10.1.2.3, a private address");
+  EXPECT_EQ(detail_of("http://0.0.0.0/"), "0.0.0.0 resolves to 0.0.0.0, an unspecified address");
+  EXPECT_EQ(detail_of("http://[fd00::1]/"), "fd00::1 resolves to fd00::1, a private address");
+}
+
+// A host name's addresses never reach the client's message, whatever they
+// are: what internal DNS answers stays with the operator.
+TEST(WebhookTargetTest, TheRefusalOfAHostNameNamesNoAddressOrKind) {
+  std::optional<std::string> refused = target("http://localhost:8080/hook");
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(*refused, kRefused);
+  EXPECT_EQ(refused->find("127."), std::string::npos);
+  EXPECT_EQ(refused->find("::1"), std::string::npos);
+  EXPECT_EQ(refused->find("loopback"), std::string::npos);
+  std::string detail = detail_of("http://localhost:8080/hook");
+  EXPECT_TRUE(detail == "localhost resolves to 127.0.0.1, a loopback address" ||
+              detail == "localhost resolves to ::1, a loopback address")
+      << detail;
 }
 
 TEST(WebhookTargetTest, OddIpv4SpellingsResolveToWhatTheyMean) {
   // inet_aton forms that libc and curl both accept: decimal, hex, short.
-  EXPECT_EQ(target("http://2130706433/"),
-            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
-  EXPECT_EQ(target("http://0x7f000001/"),
-            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
-  EXPECT_EQ(target("http://127.1/"),
-            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
-  EXPECT_EQ(target("http://0177.0.0.1/"),
-            "resolves to a loopback address (127.0.0.1); webhook targets must be public");
+  EXPECT_EQ(target("http://2130706433/"), kRefused);
+  EXPECT_EQ(detail_of("http://2130706433/"),
+            "2130706433 resolves to 127.0.0.1, a loopback address");
+  EXPECT_EQ(detail_of("http://0x7f000001/"),
+            "0x7f000001 resolves to 127.0.0.1, a loopback address");
+  EXPECT_EQ(detail_of("http://127.1/"), "127.1 resolves to 127.0.0.1, a loopback address");
+  EXPECT_EQ(detail_of("http://0177.0.0.1/"),
+            "0177.0.0.1 resolves to 127.0.0.1, a loopback address");
 }
 
 TEST(WebhookTargetTest, PublicLiteralsAreAccepted) {
@@ -278,6 +298,19 @@ TEST(WebhookTargetTest, PublicLiteralsAreAccepted) {
 
 TEST(WebhookTargetTest, UnresolvableHostsAreRefused) {
   EXPECT_EQ(target("https://no-such-host.invalid/"), "has a host that could not be resolved");
+}
+
+TEST(WebhookPortTest, OnlyTheWebPortsAndTheUnprivilegedRangeAreAllowed) {
+  for (uint32_t port : {80u, 443u, 1024u, 8080u, 65535u}) {
+    EXPECT_TRUE(webhook_port_allowed(port, false)) << port;
+  }
+  for (uint32_t port : {0u, 1u, 22u, 25u, 79u, 81u, 442u, 444u, 1023u, 65536u}) {
+    EXPECT_FALSE(webhook_port_allowed(port, false)) << port;
+  }
+  for (uint32_t port : {1u, 22u, 25u, 1023u}) {
+    EXPECT_TRUE(webhook_port_allowed(port, true)) << port;
+  }
+  EXPECT_STREQ(kWebhookPortRule, "port 80, 443 or 1024 to 65535");
 }
 
 }  // namespace

@@ -1,0 +1,111 @@
+// Retention: what the worker deletes once nobody needs it. Without it the
+// outbox (`events`) and the delivery log (`webhook_deliveries`) grow for
+// ever.
+//
+// Each table has one purge function that deletes one batch of at most
+// kBatch rows and returns how many it deleted; the task runs them in order,
+// each until a batch comes back short, kMaxBatches batches were deleted or
+// kBudget has passed. Every batch is a statement (and transaction) of its
+// own, oldest rows first by an index, so no lock is held for longer than one
+// batch takes, and a large backlog is worked off over several passes
+// instead of in one long one. Rows are selected without locks and deleted
+// by primary key, tenant_id included, as the schema will be distributed by
+// tenant_id (no cross-tenant FOR UPDATE); two workers purging at once only
+// wait for each other's batch. A new table to purge (e.g. expired
+// idempotency keys) is one more function and one more row in kPurges.
+#include <chrono>
+#include <cstdint>
+
+#include "log.h"
+#include "tasks.h"
+
+namespace ca {
+namespace {
+
+constexpr int64_t kBatch = 1000;  // the LIMIT in the statements below
+constexpr int kMaxBatches = 20;   // per table and pass
+constexpr auto kBudget = std::chrono::seconds(5);
+
+// Delivered and failed deliveries created more than $1 days ago
+// (webhook_deliveries_finished_idx, sql/022). Pending ones always stay:
+// they are still being retried, and they fail after WEBHOOK_MAX_ATTEMPTS.
+const Statement kPurgeDeliveries{
+    "worker_retention_deliveries",
+    "DELETE FROM webhook_deliveries d USING ("
+    "  SELECT tenant_id, id FROM webhook_deliveries "
+    "  WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1) "
+    "  ORDER BY created_at LIMIT 1000) o "
+    "WHERE d.tenant_id = o.tenant_id AND d.id = o.id"};
+
+// Events written more than $1 days ago that no delivery refers to any more
+// (events_created_idx, webhook_deliveries_event_idx, sql/022): their
+// deliveries were purged above, or there never were any. An event with a
+// delivery left, pending or not yet old enough, stays: deleting it would
+// cascade to that delivery. Deliveries are only ever written together with
+// their event, so none can appear for an event this old.
+const Statement kPurgeEvents{
+    "worker_retention_events",
+    "DELETE FROM events e USING ("
+    "  SELECT o.tenant_id, o.id FROM events o "
+    "  WHERE o.created_at < now() - make_interval(days => $1) "
+    "    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d "
+    "                    WHERE d.tenant_id = o.tenant_id AND d.event_id = o.id) "
+    "  ORDER BY o.created_at LIMIT 1000) x "
+    "WHERE e.tenant_id = x.tenant_id AND e.id = x.id"};
+
+// One batch of a table: rows deleted, or -1 when the statement failed
+// (logged here).
+int64_t run_batch(Db& db, const Statement& statement, const std::vector<Param>& params,
+                  const char* what) {
+  DbResult r = db.exec(statement, params);
+  if (!r.ok()) {
+    log_error("purging %s: %s", what, r.error().message.c_str());
+    return -1;
+  }
+  return r->affected();
+}
+
+int64_t purge_old_deliveries(Db& db, const Config& config) {
+  if (config.retention_days == 0) return 0;
+  return run_batch(db, kPurgeDeliveries, {config.retention_days}, "old webhook deliveries");
+}
+
+int64_t purge_old_events(Db& db, const Config& config) {
+  if (config.retention_days == 0) return 0;
+  return run_batch(db, kPurgeEvents, {config.retention_days}, "old events");
+}
+
+struct Purge {
+  const char* what;
+  int64_t (*batch)(Db&, const Config&);  // one batch of at most kBatch rows
+};
+
+// Deliveries before events: the events they free go in the same pass.
+const Purge kPurges[] = {
+    {"old webhook deliveries", purge_old_deliveries},
+    {"old events", purge_old_events},
+};
+
+}  // namespace
+
+int task_purge_old_records(Db& db, const Config& config) {
+  auto started = std::chrono::steady_clock::now();
+  int64_t total = 0;
+  bool failed = false;
+  for (const Purge& p : kPurges) {
+    for (int i = 0; i < kMaxBatches; ++i) {
+      if (stop_requested() || std::chrono::steady_clock::now() - started >= kBudget) break;
+      int64_t n = p.batch(db, config);
+      if (n < 0) {
+        failed = true;
+        break;
+      }
+      total += n;
+      if (n < kBatch) break;
+    }
+  }
+  if (failed && total == 0) return -1;
+  return static_cast<int>(total);
+}
+
+}  // namespace ca

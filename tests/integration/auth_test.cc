@@ -483,6 +483,42 @@ TEST_F(AuthTest, LoginsBeyondTheSessionCapRevokeTheOldest) {
   EXPECT_EQ(http("GET", kTenants, {.token = admin_token()}).status, 200);
 }
 
+// Two logins of one user take turns on the user row, so the second one's
+// cap counts the first one's session even when both overlap. Here the
+// "first login" is this test's transaction, which holds the row as a login
+// does and adds a session; the real login waits for it, then keeps the cap.
+TEST_F(AuthTest, ConcurrentLoginsOfOneUserStillKeepTheCap) {
+  TestUser u = new_member("Session race tenant");
+  std::string uid = to_string(u.id);
+  for (int i = 1; i < kMaxSessions; ++i) {
+    sql("INSERT INTO sessions (id, user_id, expires_at) VALUES (gen_random_uuid(), " + uid +
+        ", now() + interval '1 day')");
+  }
+  const std::string live =
+      "SELECT count(*) FROM sessions WHERE revoked_at IS NULL AND user_id = " + uid;
+  ASSERT_EQ(sql(live), std::vector<std::string>{std::to_string(kMaxSessions)});
+
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM users WHERE id = " + uid + " FOR NO KEY UPDATE"));
+  ASSERT_TRUE(exec_ok(conn.get(),
+                      "INSERT INTO sessions (id, user_id, expires_at) VALUES "
+                      "(gen_random_uuid(), " +
+                          uid + ", now() + interval '1 day')"));
+  std::future<HttpResponse> login =
+      std::async(std::launch::async, [&] { return login_response(u.email, u.password); });
+  bool waiting = wait_for_lock_wait("INSERT INTO sessions%");
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the login did not wait for the other login of its user";
+  HttpResponse r = login.get();
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(sql(live), std::vector<std::string>{std::to_string(kMaxSessions)});
+  EXPECT_EQ(http("GET", kTenants, {.token = r.str("token")}).status, 200);
+  // The oldest live one went: the login's own first session.
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = u.token})));
+}
+
 // --- 401 paths -----------------------------------------------------------------------------
 
 TEST_F(AuthTest, MissingAuthorizationIs401) {

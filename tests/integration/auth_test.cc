@@ -485,8 +485,10 @@ TEST_F(AuthTest, LoginsBeyondTheSessionCapRevokeTheOldest) {
 
 // Two logins of one user take turns on the user row, so the second one's
 // cap counts the first one's session even when both overlap. Here the
-// "first login" is this test's transaction, which holds the row as a login
-// does and adds a session; the real login waits for it, then keeps the cap.
+// "first login" is this test's transaction, which adds a session while
+// holding the row only FOR SHARE (the weakest lock a login ever took: if
+// the login waits even for that, it waits for another login); the real
+// login waits for it, then keeps the cap.
 TEST_F(AuthTest, ConcurrentLoginsOfOneUserStillKeepTheCap) {
   TestUser u = new_member("Session race tenant");
   std::string uid = to_string(u.id);
@@ -501,7 +503,7 @@ TEST_F(AuthTest, ConcurrentLoginsOfOneUserStillKeepTheCap) {
   PgConn conn = connect_database();
   ASSERT_TRUE(conn);
   ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
-  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM users WHERE id = " + uid + " FOR NO KEY UPDATE"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM users WHERE id = " + uid + " FOR SHARE"));
   ASSERT_TRUE(exec_ok(conn.get(),
                       "INSERT INTO sessions (id, user_id, expires_at) VALUES "
                       "(gen_random_uuid(), " +

@@ -49,11 +49,31 @@ const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
 
 // Only for an active user, whose row is held until the session is committed:
-// a deactivation running meanwhile waits, then revokes it (sql/010).
-const Statement kCreateSession{
-    "auth_create_session",
-    "INSERT INTO sessions (id, user_id, expires_at) "
-    "SELECT $1, u.id, to_timestamp($3) FROM users u WHERE u.id = $2 AND u.is_active FOR SHARE"};
+// a deactivation running meanwhile waits, then revokes it (sql/010). The
+// lock is FOR NO KEY UPDATE, not FOR SHARE, so that two logins of one user
+// take turns too: the second one's kCapSessions then sees the first one's
+// session (a new snapshot per statement, READ COMMITTED), and the cap holds
+// under concurrent logins. It does not conflict with the FOR KEY SHARE that
+// foreign keys to users take (orders, memberships).
+const Statement kCreateSession{"auth_create_session",
+                               "INSERT INTO sessions (id, user_id, expires_at) "
+                               "SELECT $1, u.id, to_timestamp($3) FROM users u "
+                               "WHERE u.id = $2 AND u.is_active FOR NO KEY UPDATE OF u"};
+
+// $1 user id, $2 the new session, $3 MAX_SESSIONS_PER_USER. Revokes the
+// user's live sessions beyond the newest $3 - 1 others, in the same
+// transaction as kCreateSession, and only when it created $2. The new one
+// is never among them, though two logins' created_at (transaction start)
+// may come in either order. A revoked session's token is refused by the
+// next request's session check, in every process.
+const Statement kCapSessions{
+    "auth_cap_sessions",
+    "UPDATE sessions SET revoked_at = now() "
+    "WHERE id = ANY (ARRAY(SELECT s.id FROM sessions s "
+    "                      WHERE s.user_id = $1 AND s.id <> $2::uuid AND s.revoked_at IS NULL "
+    "                        AND s.expires_at > now() "
+    "                      ORDER BY s.created_at DESC, s.id DESC OFFSET $3::int - 1)) "
+    "  AND EXISTS (SELECT 1 FROM sessions n WHERE n.id = $2::uuid)"};
 
 const Statement kRevokeSession{
     "auth_revoke_session",
@@ -208,16 +228,22 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min
   return check_role(l, min_role);
 }
 
-Result<std::string> issue_token(Ctx& ctx, int64_t user_id) {
+Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Query> also) {
   TokenClaims c;
   c.sub = user_id;
   c.jti = random_uuid();
   c.iat = std::time(nullptr);
   c.exp = c.iat + ctx.config.token_ttl_seconds;
-  DbResult r = ctx.db.exec(kCreateSession, {c.jti, user_id, c.exp});
-  if (!r.ok()) return errors::database(r.error());
+  std::vector<Db::Query> queries{
+      {&kCreateSession, {c.jti, user_id, c.exp}},
+      {&kCapSessions, {user_id, c.jti, ctx.config.max_sessions_per_user}}};
+  if (also) queries.push_back(std::move(*also));
+  std::vector<DbResult> r = ctx.db.pipeline(queries);
+  for (DbResult& each : r) {
+    if (!each.ok()) return errors::database(each.error());
+  }
   // Deactivated since its password was checked: no session, as for a wrong password.
-  if (r->affected() == 0) return Response::error(401, "Invalid credentials");
+  if (r[0]->affected() == 0) return Response::error(401, "Invalid credentials");
   return jwt_sign(c, ctx.config.token_secret);
 }
 

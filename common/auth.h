@@ -62,8 +62,13 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id,
                                            Role min_role = Role::kMember);
 
 // Creates a session for `user_id` and returns its signed token; 401
-// "Invalid credentials" when the user is no longer active.
-Result<std::string> issue_token(Ctx& ctx, int64_t user_id);
+// "Invalid credentials" when the user is no longer active. The user's
+// oldest live sessions beyond MAX_SESSIONS_PER_USER (the new one included)
+// are revoked in the same transaction. `also`, when given, runs in that
+// transaction and round trip too, after them (it should do nothing unless
+// the session exists: the user may have been deactivated meanwhile).
+Result<std::string> issue_token(Ctx& ctx, int64_t user_id,
+                                std::optional<Db::Query> also = std::nullopt);
 
 // Revokes the session of the presented token.
 Result<bool> revoke_session(Ctx& ctx, const Principal& who);

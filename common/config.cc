@@ -151,6 +151,11 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   c.db_statement_timeout_seconds =
       static_cast<int>(int_env(program, "DB_STATEMENT_TIMEOUT_SECONDS", 20, 1, 25));
   c.retention_days = static_cast<int>(int_env(program, "RETENTION_DAYS", 30, 0, 36500));
+  c.login_max_failures = static_cast<int>(int_env(program, "LOGIN_MAX_FAILURES", 5, 0, 1000));
+  c.login_failure_window_seconds =
+      static_cast<int>(int_env(program, "LOGIN_FAILURE_WINDOW_SECONDS", 900, 1, 86400));
+  c.max_sessions_per_user =
+      static_cast<int>(int_env(program, "MAX_SESSIONS_PER_USER", 10, 1, 1000));
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");
   return c;

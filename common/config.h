@@ -24,6 +24,13 @@ struct Config {
   int webhook_timeout_seconds = 10;
   // Handlers' statements (serve loop) only; under nginx's fastcgi_read_timeout (30 s).
   int db_statement_timeout_seconds = 20;
+  // Per-account login limit (handlers/auth/login.cc): after this many failed
+  // logins for one email within the window, logins for it are refused (429)
+  // without checking the password. 0 turns the limit off.
+  int login_max_failures = 5;
+  int login_failure_window_seconds = 900;
+  // Live sessions a user may hold; a login revokes the oldest beyond it.
+  int max_sessions_per_user = 10;
   std::string push_gateway_url;
   std::string push_gateway_token;
   // The worker purges finished webhook deliveries and their events after

@@ -2,9 +2,32 @@
 
 #include <sodium.h>
 
+#include <atomic>
+#include <climits>
 #include <mutex>
 
 namespace ca {
+namespace {
+
+std::atomic<int> slots_max{INT_MAX};
+std::atomic<int> slots_taken{0};
+
+}  // namespace
+
+void password_limit_concurrency(int max) { slots_max.store(max < 1 ? 1 : max); }
+
+std::optional<PasswordSlot> PasswordSlot::try_take() {
+  int max = slots_max.load();
+  int taken = slots_taken.load();
+  do {
+    if (taken >= max) return std::nullopt;
+  } while (!slots_taken.compare_exchange_weak(taken, taken + 1));
+  return PasswordSlot();
+}
+
+PasswordSlot::~PasswordSlot() {
+  if (held_) slots_taken.fetch_sub(1);
+}
 
 std::optional<std::string> password_hash(std::string_view password) {
   char out[crypto_pwhash_STRBYTES];

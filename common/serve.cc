@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -28,6 +29,7 @@
 #include "json_arena.h"
 #include "jwt.h"
 #include "log.h"
+#include "password.h"
 
 namespace ca {
 namespace {
@@ -438,8 +440,13 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
     return 1;
   }
   Router router(std::move(routes));
-  DbPool pool(config.database_url, opt.db_connections > 0 ? opt.db_connections : opt.threads,
-              config.db_statement_timeout_seconds * 1000);
+  int db_connections = opt.db_connections > 0 ? opt.db_connections : opt.threads;
+  DbPool pool(config.database_url, db_connections, config.db_statement_timeout_seconds * 1000);
+  // Password checks (logins) may take every thread but one and every
+  // database connection but one (a login holds its connection while it
+  // hashes), so /healthz and cheap requests always find both. With one
+  // thread or one connection the bound is 1 and guarantees nothing.
+  password_limit_concurrency(std::min(opt.threads, db_connections) - 1);
   Dispatcher dispatcher(listen_fd, epoll_fd, stop_fd, &router, &config, &pool);
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);
   std::vector<std::thread> workers;

@@ -1,6 +1,9 @@
 #include "login.h"
 
+#include <string>
+
 #include "auth.h"
+#include "config.h"
 #include "db.h"
 #include "errors.h"
 #include "password.h"
@@ -10,8 +13,48 @@
 namespace ca {
 namespace {
 
-const Statement kFindUser{"login_find_user", "SELECT u.password_hash, u.is_active, " CA_USER_COLUMNS
-                                             " FROM users u WHERE lower(u.email) = lower($1)"};
+// An email's key in login_failures (sql/021): sha256 of its lower-case form,
+// lower-cased as users_email_key compares emails.
+#define CA_LOGIN_EMAIL_KEY "sha256(convert_to(lower($1), 'UTF8'))"
+
+// $1 email, $2 LOGIN_MAX_FAILURES, $3 LOGIN_FAILURE_WINDOW_SECONDS. Always
+// one row: whether the email is locked (and for how many more seconds),
+// whether it has failures on record, then the user, if any. The same work
+// for an unknown email as for a known one.
+//
+// Locked: the $2-th newest failure is still inside the window (with $2 = 0
+// the index is past the end, NULL: never). Retry-After is when it leaves.
+const Statement kFindUser{
+    "login_find_user",
+    "SELECT (SELECT greatest(1, ceil(extract(epoch FROM "
+    "                  f.failed_at[cardinality(f.failed_at) - $2::int + 1] "
+    "                  + make_interval(secs => $3::int) - now())))::int "
+    "        FROM login_failures f "
+    "        WHERE f.email_key = " CA_LOGIN_EMAIL_KEY
+    "          AND f.failed_at[cardinality(f.failed_at) - $2::int + 1] "
+    "              > now() - make_interval(secs => $3::int)) AS retry_after, "
+    "       EXISTS (SELECT 1 FROM login_failures f WHERE f.email_key = " CA_LOGIN_EMAIL_KEY
+    ") AS has_failures, "
+    "       u.password_hash, u.is_active, " CA_USER_COLUMNS
+    " FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1)"};
+enum FindUserColumn { kRetryAfter, kHasFailures, kPasswordHash, kIsActive, kUserFirst };
+
+// $1 email, $2 LOGIN_MAX_FAILURES, $3 LOGIN_FAILURE_WINDOW_SECONDS. One
+// more failure; the row keeps the newest $2.
+const Statement kRecordFailure{
+    "login_record_failure",
+    "INSERT INTO login_failures AS f (email_key, failed_at, expires_at) "
+    "VALUES (" CA_LOGIN_EMAIL_KEY
+    ", ARRAY[now()], now() + make_interval(secs => $3::int)) "
+    "ON CONFLICT (email_key) DO UPDATE SET "
+    "  failed_at = (f.failed_at || now())[greatest(cardinality(f.failed_at) + 2 - $2::int, 1):], "
+    "  expires_at = now() + make_interval(secs => $3::int)"};
+
+// $1 email. A successful login forgets the email's failures.
+const Statement kForgetFailures{"login_forget_failures",
+                                "DELETE FROM login_failures WHERE email_key = " CA_LOGIN_EMAIL_KEY};
+
+#undef CA_LOGIN_EMAIL_KEY
 
 // Emails and passwords are bounded so a login cannot be made to hash megabytes.
 constexpr size_t kMaxEmail = 254;
@@ -19,6 +62,11 @@ constexpr size_t kMaxPassword = 1024;
 
 }  // namespace
 
+// Steps: validate; one round trip for the user and the email's failures;
+// a locked email is refused before any hashing; then a password slot (none
+// free: 503); the password check (a dummy one for an unknown email); a
+// failure is recorded, a success creates the session (and forgets the
+// failures) in one round trip.
 Response login_handler(Ctx& ctx) {
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
@@ -31,16 +79,43 @@ Response login_handler(Ctx& ctx) {
   // requests still queued), it would be spent for nobody.
   if (client_gone(ctx.req)) return Response::error(499, "Client closed the request");
 
-  DbResult r = ctx.db.exec(kFindUser, {email.value});
+  const Config& cfg = ctx.config;
+  DbResult r = ctx.db.exec(kFindUser,
+                           {email.value, cfg.login_max_failures, cfg.login_failure_window_seconds});
   if (!r.ok()) return errors::database(r.error());
-  bool ok = r->empty() ? password_verify_dummy(password.value)
-                       : password_verify(r->text(0, 0), password.value) && r->boolean(0, 1);
-  if (!ok) return Response::error(401, "Invalid credentials");
+  // Locked, whatever the password: were a right one let through, the lock
+  // would answer whether a guess was right.
+  if (!r->is_null(0, kRetryAfter)) {
+    return Response::error(429, "Too many failed logins for this email; try again later")
+        .header("Retry-After", std::to_string(r->int64(0, kRetryAfter)));
+  }
+  bool known = !r->is_null(0, kUserFirst);
+  bool ok = false;
+  {
+    std::optional<PasswordSlot> slot = PasswordSlot::try_take();
+    if (!slot) {
+      return Response::error(503, "Too many logins in progress; try again shortly")
+          .header("Retry-After", "1");
+    }
+    ok = known ? password_verify(r->text(0, kPasswordHash), password.value) &&
+                     r->boolean(0, kIsActive)
+               : password_verify_dummy(password.value);
+  }
+  if (!ok) {
+    if (cfg.login_max_failures > 0) {
+      DbResult recorded = ctx.db.exec(
+          kRecordFailure, {email.value, cfg.login_max_failures, cfg.login_failure_window_seconds});
+      if (!recorded.ok()) return errors::database(recorded.error());
+    }
+    return Response::error(401, "Invalid credentials");
+  }
 
-  CA_TRY(token, issue_token(ctx, r->int64(0, 2)));
+  std::optional<Db::Query> forget;
+  if (r->boolean(0, kHasFailures)) forget = Db::Query{&kForgetFailures, {email.value}};
+  CA_TRY(token, issue_token(ctx, r->int64(0, kUserFirst), std::move(forget)));
   Json out = json_object();
   json_add_str(out.get(), "token", token);
-  json_add(out.get(), "user", user_json(r.rows(), 0, 2));
+  json_add(out.get(), "user", user_json(r.rows(), 0, kUserFirst));
   return Response::json(200, out);
 }
 

@@ -2,7 +2,8 @@
 // expires_at (the session check refuses it, as it refuses a missing
 // session), so the row is dead weight; without this task every login left
 // one behind for ever, and the table the per-request session check reads
-// grew without bound. Revoked sessions go too once they expire.
+// grew without bound. Revoked sessions go too once they expire. The
+// records of failed logins (sql/021) go too once they lock nothing.
 #include "log.h"
 #include "tasks.h"
 
@@ -22,14 +23,22 @@ const Statement kPurgeExpired{
     "DELETE FROM sessions WHERE id = ANY (ARRAY(SELECT id FROM sessions WHERE expires_at <= "
     "now() ORDER BY expires_at LIMIT 1000 FOR UPDATE SKIP LOCKED))"};
 
-}  // namespace
+// Failed-login records (sql/021) whose newest failure has left the window:
+// they lock nothing any more. The same shape, by login_failures_expiry_idx.
+const Statement kPurgeLoginFailures{
+    "worker_login_failures_purge",
+    "DELETE FROM login_failures WHERE email_key = ANY (ARRAY(SELECT email_key FROM "
+    "login_failures WHERE expires_at <= now() ORDER BY expires_at LIMIT 1000 "
+    "FOR UPDATE SKIP LOCKED))"};
 
-int task_purge_sessions(Db& db, const Config&) {
+// Runs `purge` (one batch of at most kPurgeBatch rows) until a batch comes
+// back short or kPurgeMaxPerPass rows are gone; -1 on a database error.
+int purge_in_batches(Db& db, const Statement& purge, const char* what) {
   int done = 0;
   while (done < kPurgeMaxPerPass) {
-    DbResult r = db.exec(kPurgeExpired);
+    DbResult r = db.exec(purge);
     if (!r.ok()) {
-      log_error("purging expired sessions: %s", r.error().message.c_str());
+      log_error("purging %s: %s", what, r.error().message.c_str());
       return -1;
     }
     int64_t n = r->affected();
@@ -37,6 +46,16 @@ int task_purge_sessions(Db& db, const Config&) {
     if (n < kPurgeBatch) break;
   }
   return done;
+}
+
+}  // namespace
+
+int task_purge_sessions(Db& db, const Config&) {
+  int sessions = purge_in_batches(db, kPurgeExpired, "expired sessions");
+  if (sessions < 0) return -1;
+  int failures = purge_in_batches(db, kPurgeLoginFailures, "stale login failures");
+  if (failures < 0) return -1;
+  return sessions + failures;
 }
 
 }  // namespace ca

@@ -4,6 +4,7 @@
 #include <libpq-fe.h>
 #include <sodium.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <ctime>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "jwt.h"
 #include "stack.h"
@@ -285,6 +287,238 @@ TEST_F(AuthTest, LoginBodyThatIsNotAnObjectIs400) {
     EXPECT_EQ(r.status, 400) << body;
     EXPECT_EQ(r.body, R"({"error":"Request body must be a JSON object"})") << body;
   }
+}
+
+// --- login limits -------------------------------------------------------------------
+
+// The stack runs with the defaults (README, configuration).
+constexpr int kMaxFailures = 5;             // LOGIN_MAX_FAILURES
+constexpr int kFailureWindowSeconds = 900;  // LOGIN_FAILURE_WINDOW_SECONDS
+constexpr int kMaxSessions = 10;            // MAX_SESSIONS_PER_USER
+constexpr const char* kLockedBody =
+    R"({"error":"Too many failed logins for this email; try again later"})";
+
+// The login_failures key of `email` (sql/021), as a SQL expression.
+std::string failure_key(const std::string& email) {
+  return "sha256(convert_to(lower('" + email + "'), 'UTF8'))";
+}
+
+// How many failures are on record for `email` ("0" when none).
+std::string failures_of(const std::string& email) {
+  std::vector<std::string> rows =
+      sql("SELECT coalesce((SELECT cardinality(failed_at) FROM login_failures WHERE email_key = " +
+          failure_key(email) + "), 0)");
+  return rows.empty() ? "" : rows[0];
+}
+
+// Moves every recorded failure of `email` `seconds` into the past.
+void age_failures(const std::string& email, int seconds) {
+  sql("UPDATE login_failures SET failed_at = ARRAY(SELECT t - make_interval(secs => " +
+      std::to_string(seconds) +
+      ") FROM unnest(failed_at) t) WHERE email_key = " + failure_key(email));
+}
+
+// 429 with the locked body and a Retry-After of whole seconds in [lo, hi].
+::testing::AssertionResult is_locked(const HttpResponse& r, int lo, int hi) {
+  if (r.status != 429 || r.body != kLockedBody) {
+    return ::testing::AssertionFailure() << r.status << " " << r.body;
+  }
+  auto retry = r.headers.find("retry-after");
+  if (retry == r.headers.end()) return ::testing::AssertionFailure() << "no Retry-After";
+  const std::string& v = retry->second;
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < lo ||
+      std::stoi(v) > hi) {
+    return ::testing::AssertionFailure()
+           << "Retry-After '" << v << "' not in [" << lo << ", " << hi << "]";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(AuthTest, RepeatedFailuresLockTheEmailEvenForTheRightPassword) {
+  TestUser u = new_member("Lockout tenant");
+  for (int i = 0; i < kMaxFailures; ++i) {
+    HttpResponse r = login_response(u.email, "wrong-password-" + std::to_string(i));
+    EXPECT_EQ(r.status, 401) << "failure " << i << ": " << r.body;
+    EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
+  }
+  EXPECT_EQ(failures_of(u.email), std::to_string(kMaxFailures));
+
+  // Locked: a wrong password, the right one, and the email in another case
+  // are all refused before the password is checked (no failure is added).
+  EXPECT_TRUE(is_locked(login_response(u.email, "wrong-again"), 1, kFailureWindowSeconds));
+  EXPECT_TRUE(is_locked(login_response(u.email, u.password), 1, kFailureWindowSeconds));
+  std::string upper;
+  for (char c : u.email) upper.push_back(static_cast<char>(std::toupper(c)));
+  EXPECT_TRUE(is_locked(login_response(" " + upper, u.password), 1, kFailureWindowSeconds));
+  EXPECT_EQ(failures_of(u.email), std::to_string(kMaxFailures));
+
+  // The lock is the email's, not the client's: others log in, and the
+  // user's existing session keeps working.
+  EXPECT_EQ(login_response(admin_email(), admin_password()).status, 200);
+  EXPECT_EQ(http("GET", kTenants, {.token = u.token}).status, 200);
+
+  // Retry-After counts down to when the oldest failure leaves the window.
+  age_failures(u.email, kFailureWindowSeconds - 100);
+  EXPECT_TRUE(is_locked(login_response(u.email, u.password), 60, 100));
+  // Once it has left, one attempt gets through, and a success forgets them all.
+  age_failures(u.email, 101);
+  HttpResponse ok = login_response(u.email, u.password);
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(failures_of(u.email), "0");
+}
+
+TEST_F(AuthTest, UnknownEmailsAreLockedTheSameWay) {
+  std::string email = unique("nobody") + "@test.local";
+  for (int i = 0; i < kMaxFailures; ++i) {
+    HttpResponse r = login_response(email, "whatever-password");
+    EXPECT_EQ(r.status, 401) << "failure " << i;
+    EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
+  }
+  EXPECT_TRUE(is_locked(login_response(email, "whatever-password"), 1, kFailureWindowSeconds));
+  // The key is a hash: the address people tried is not stored.
+  EXPECT_EQ(sql("SELECT count(*) FROM login_failures WHERE email_key = " + failure_key(email)),
+            std::vector<std::string>{"1"});
+  EXPECT_EQ(sql("SELECT count(*) FROM login_failures WHERE position(convert_to('" + email +
+                "', 'UTF8') IN email_key) > 0"),
+            std::vector<std::string>{"0"});
+}
+
+TEST_F(AuthTest, SuccessfulLoginResetsTheFailureCount) {
+  TestUser u = new_member("Reset tenant");
+  for (int i = 0; i < kMaxFailures - 1; ++i) {
+    EXPECT_EQ(login_response(u.email, "wrong-password").status, 401);
+  }
+  EXPECT_EQ(login_response(u.email, u.password).status, 200);
+  EXPECT_EQ(failures_of(u.email), "0");
+  // A whole new allowance.
+  for (int i = 0; i < kMaxFailures; ++i) {
+    EXPECT_EQ(login_response(u.email, "wrong-password").status, 401) << "failure " << i;
+  }
+  EXPECT_TRUE(is_locked(login_response(u.email, u.password), 1, kFailureWindowSeconds));
+}
+
+// Logins flooding the auth processes with password checks (each a fresh
+// unknown email, from four client addresses of their own so nginx's
+// per-address limit lets them through) never take the last thread: /healthz,
+// polled meanwhile, answers 200 every time, and the logins beyond the
+// processes' bound are shed at once with 503 and Retry-After instead of
+// queueing.
+TEST_F(AuthTest, LoginFloodShedsWith503AndHealthzKeepsAnswering) {
+  std::atomic<bool> flooding{true};
+  std::vector<long> health;
+  std::vector<double> health_seconds;
+  std::thread poller([&] {
+    while (flooding.load()) {
+      auto start = std::chrono::steady_clock::now();
+      HttpResponse r = http("GET", "/healthz");
+      health.push_back(r.status);
+      health_seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  std::vector<HttpResponse> logins;
+  int shed = 0;
+  for (int round = 0; round < 5 && shed == 0; ++round) {
+    auto results = http_concurrent(48, 16, [&](int i) {
+      Json body = json_object();
+      json_add_str(body.get(), "email", unique("flood") + "@test.local");
+      json_add_str(body.get(), "password", "flood-password");
+      return http(
+          "POST", "/api/v2/admin/login",
+          {.body = json_dump(body.get()), .source_ip = "127.0.0." + std::to_string(3 + i % 4)});
+    });
+    for (HttpResponse& r : results) {
+      if (r.status == 503) ++shed;
+      logins.push_back(std::move(r));
+    }
+  }
+  flooding.store(false);
+  poller.join();
+
+  EXPECT_GT(shed, 0) << logins.size() << " concurrent logins and none was shed";
+  for (const HttpResponse& r : logins) {
+    if (r.status == 503) {
+      EXPECT_EQ(r.body, R"({"error":"Too many logins in progress; try again shortly"})");
+      EXPECT_EQ(r.headers.count("retry-after") ? r.headers.at("retry-after") : "", "1");
+    } else {
+      EXPECT_EQ(r.status, 401) << r.body;
+      EXPECT_EQ(r.body, R"({"error":"Invalid credentials"})");
+    }
+  }
+  ASSERT_FALSE(health.empty());
+  for (size_t i = 0; i < health.size(); ++i) {
+    EXPECT_EQ(health[i], 200) << "probe " << i;
+    EXPECT_LT(health_seconds[i], 5.0) << "probe " << i;  // generous: it takes milliseconds
+  }
+  // Once the flood is over, logins are served again.
+  EXPECT_TRUE(wait_for_login());
+}
+
+// --- sessions per user --------------------------------------------------------------
+
+TEST_F(AuthTest, LoginsBeyondTheSessionCapRevokeTheOldest) {
+  TestUser u = new_member("Session cap tenant");  // its login is the first session
+  std::vector<std::string> tokens{u.token};
+  for (int i = 0; i < kMaxSessions; ++i) tokens.push_back(login(u.email, u.password));
+  ASSERT_EQ(tokens.size(), static_cast<size_t>(kMaxSessions + 1));
+
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = tokens[0]})));
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    EXPECT_EQ(http("GET", kTenants, {.token = tokens[i]}).status, 200) << "token " << i;
+  }
+  EXPECT_EQ(sql("SELECT count(*) FROM sessions WHERE revoked_at IS NULL AND user_id = " +
+                to_string(u.id)),
+            std::vector<std::string>{std::to_string(kMaxSessions)});
+  EXPECT_EQ(sql("SELECT revoked_at IS NOT NULL FROM sessions WHERE id = '" +
+                claims_of(tokens[0]).jti + "'"),
+            std::vector<std::string>{"t"});
+
+  // Logging out frees a place: the next login revokes nothing.
+  ASSERT_EQ(http("POST", "/api/v2/admin/logout", {.token = tokens[1]}).status, 200);
+  std::string next = login(u.email, u.password);
+  EXPECT_EQ(http("GET", kTenants, {.token = tokens[2]}).status, 200);
+  EXPECT_EQ(http("GET", kTenants, {.token = next}).status, 200);
+  // Another user's sessions are not touched.
+  EXPECT_EQ(http("GET", kTenants, {.token = admin_token()}).status, 200);
+}
+
+// Two logins of one user take turns on the user row, so the second one's
+// cap counts the first one's session even when both overlap. Here the
+// "first login" is this test's transaction, which adds a session while
+// holding the row only FOR SHARE (the weakest lock a login ever took: if
+// the login waits even for that, it waits for another login); the real
+// login waits for it, then keeps the cap.
+TEST_F(AuthTest, ConcurrentLoginsOfOneUserStillKeepTheCap) {
+  TestUser u = new_member("Session race tenant");
+  std::string uid = to_string(u.id);
+  for (int i = 1; i < kMaxSessions; ++i) {
+    sql("INSERT INTO sessions (id, user_id, expires_at) VALUES (gen_random_uuid(), " + uid +
+        ", now() + interval '1 day')");
+  }
+  const std::string live =
+      "SELECT count(*) FROM sessions WHERE revoked_at IS NULL AND user_id = " + uid;
+  ASSERT_EQ(sql(live), std::vector<std::string>{std::to_string(kMaxSessions)});
+
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM users WHERE id = " + uid + " FOR SHARE"));
+  ASSERT_TRUE(exec_ok(conn.get(),
+                      "INSERT INTO sessions (id, user_id, expires_at) VALUES "
+                      "(gen_random_uuid(), " +
+                          uid + ", now() + interval '1 day')"));
+  std::future<HttpResponse> login =
+      std::async(std::launch::async, [&] { return login_response(u.email, u.password); });
+  bool waiting = wait_for_lock_wait("INSERT INTO sessions%");
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the login did not wait for the other login of its user";
+  HttpResponse r = login.get();
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(sql(live), std::vector<std::string>{std::to_string(kMaxSessions)});
+  EXPECT_EQ(http("GET", kTenants, {.token = r.str("token")}).status, 200);
+  // The oldest live one went: the login's own first session.
+  EXPECT_TRUE(is_unauthenticated(http("GET", kTenants, {.token = u.token})));
 }
 
 // --- 401 paths -----------------------------------------------------------------------------

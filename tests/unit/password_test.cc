@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "jwt.h"
 
@@ -57,6 +60,41 @@ TEST_F(PasswordTest, DummyVerifyAlwaysFails) {
   EXPECT_FALSE(password_verify_dummy("anything"));
   EXPECT_FALSE(password_verify_dummy(""));
   EXPECT_FALSE(password_verify_dummy("anything"));  // the cached dummy hash, second call
+}
+
+// The process-wide bound on password checks at once: try_take() never
+// waits, refuses beyond the bound, and a released (or moved-from) slot
+// counts once.
+TEST(PasswordSlotTest, AtMostTheBoundAtOnceAndReleasedOnDestruction) {
+  password_limit_concurrency(2);
+  {
+    std::optional<PasswordSlot> a = PasswordSlot::try_take();
+    std::optional<PasswordSlot> b = PasswordSlot::try_take();
+    ASSERT_TRUE(a.has_value());
+    ASSERT_TRUE(b.has_value());
+    EXPECT_FALSE(PasswordSlot::try_take().has_value());
+    std::optional<PasswordSlot> moved(std::move(a));  // `a` keeps an empty shell
+    a.reset();
+    EXPECT_FALSE(PasswordSlot::try_take().has_value());
+    moved.reset();
+    std::optional<PasswordSlot> c = PasswordSlot::try_take();
+    EXPECT_TRUE(c.has_value());
+    EXPECT_FALSE(PasswordSlot::try_take().has_value());
+  }
+  // All released: the whole bound is free again.
+  std::vector<PasswordSlot> all;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<PasswordSlot> s = PasswordSlot::try_take();
+    ASSERT_TRUE(s.has_value()) << i;
+    all.push_back(std::move(*s));
+  }
+  EXPECT_FALSE(PasswordSlot::try_take().has_value());
+  all.clear();
+  // A bound below 1 is taken as 1.
+  password_limit_concurrency(0);
+  std::optional<PasswordSlot> one = PasswordSlot::try_take();
+  EXPECT_TRUE(one.has_value());
+  EXPECT_FALSE(PasswordSlot::try_take().has_value());
 }
 
 }  // namespace

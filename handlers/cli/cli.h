@@ -10,7 +10,10 @@ namespace ca {
 
 // Applies every sql/NNN_*.sql file not yet in schema_migrations, in name
 // order, each in its own transaction. Safe to run concurrently and repeatedly.
-int cli_migrate(Db& db, const char* sql_dir);
+// `db` is the owner's connection (MIGRATE_DATABASE_URL); a non-empty
+// `runtime_role` (DATABASE_URL's role, when it is another one) gets the DML
+// on every table and sequence with each migration, and once more at the end.
+int cli_migrate(Db& db, const char* sql_dir, const std::string& runtime_role);
 
 // `user create`: what its options and stdin asked for, checked by the rules
 // of POST /team-members/{tenantId} for a new account.

@@ -22,9 +22,50 @@ bool ok_or_print(const DbResult& r, const std::string& what) {
   return false;
 }
 
+// The runtime role's privileges (docs/decisions.md, "Two database roles"):
+// the DML every handler, the worker and `user create` need on what the
+// owner (the migrating role) has in schema public, and nothing more: no
+// TRUNCATE, REFERENCES or TRIGGER, no ownership, no CREATE. schema_migrations
+// is the owner's alone. Run after every migration, in its transaction, so a
+// table a migration adds is usable by the handlers as soon as it exists,
+// whichever later migration fails. Extension functions (pg_trgm, btree_gin)
+// are left out: they are not the owner's to grant, and PUBLIC may call them.
+// The role name arrives as a parameter (set_config); format's %I quotes it.
+const Statement kRuntimeRole{"cli_runtime_role",
+                             "SELECT set_config('commerce_admin.runtime_role', $1, true)"};
+const char* const kGrantRuntime = R"sql(
+DO $grant$
+DECLARE
+  runtime text := current_setting('commerce_admin.runtime_role');
+  f regprocedure;
+BEGIN
+  EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO %I',
+                 runtime);
+  EXECUTE format('REVOKE ALL ON TABLE schema_migrations FROM %I', runtime);
+  EXECUTE format('GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO %I', runtime);
+  FOR f IN
+    SELECT p.oid FROM pg_proc p
+    WHERE p.pronamespace = 'public'::regnamespace AND p.prokind IN ('f', 'p')
+      AND pg_get_userbyid(p.proowner) = current_user
+      AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
+                      AND d.objid = p.oid AND d.deptype = 'e')
+  LOOP
+    EXECUTE format('GRANT EXECUTE ON ROUTINE %s TO %I', f, runtime);
+  END LOOP;
+END
+$grant$)sql";
+
+// Grants the runtime role its privileges inside the open transaction; no-op
+// without a runtime role (one role owns and runs the schema).
+bool grant_runtime(Db& db, const std::string& runtime_role, const std::string& what) {
+  if (runtime_role.empty()) return true;
+  return ok_or_print(db.exec(kRuntimeRole, {runtime_role}), what + ": runtime role") &&
+         ok_or_print(db.exec_sql(kGrantRuntime), what + ": grants to " + runtime_role);
+}
+
 }  // namespace
 
-int cli_migrate(Db& db, const char* sql_dir) {
+int cli_migrate(Db& db, const char* sql_dir, const std::string& runtime_role) {
   namespace fs = std::filesystem;
   std::error_code ec;
   std::vector<fs::path> files;
@@ -61,7 +102,7 @@ int cli_migrate(Db& db, const char* sql_dir) {
     if (!ok_or_print(db.exec_sql("BEGIN"), version)) return 1;
     if (!ok_or_print(db.exec_sql(sql.c_str()), version) ||
         !ok_or_print(db.exec(kRecord, {version}), version) ||
-        !ok_or_print(db.exec_sql("COMMIT"), version)) {
+        !grant_runtime(db, runtime_role, version) || !ok_or_print(db.exec_sql("COMMIT"), version)) {
       (void)db.exec_sql("ROLLBACK");
       return 1;
     }
@@ -69,6 +110,18 @@ int cli_migrate(Db& db, const char* sql_dir) {
     ++applied;
   }
   std::printf("migrations up to date (%d applied now, %zu in total)\n", applied, files.size());
+  // Again with nothing applied: a runtime role created (or its grants
+  // lost) since the last migration gets them now.
+  if (!runtime_role.empty()) {
+    if (!ok_or_print(db.exec_sql("BEGIN"), "grants")) return 1;
+    if (!grant_runtime(db, runtime_role, "grants") ||
+        !ok_or_print(db.exec_sql("COMMIT"), "grants")) {
+      (void)db.exec_sql("ROLLBACK");
+      return 1;
+    }
+    std::printf("runtime role %s: DML on every table but schema_migrations\n",
+                runtime_role.c_str());
+  }
   return 0;
 }
 

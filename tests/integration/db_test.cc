@@ -1,8 +1,10 @@
 // The Db class (common/db.h) against the stack's real PostgreSQL: the time
-// limits a handler's connection runs with.
+// limits a handler's connection runs with; and the two database roles the
+// stack runs with (docs/decisions.md, "Two database roles").
 #include "db.h"
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -79,6 +81,168 @@ TEST(DbTimeouts, AWriteThatCouldEndPastTheDeadlineIsNotStarted) {
   EXPECT_TRUE(db.exec(insert).ok());
   EXPECT_EQ(sql(select_sql), (std::vector<std::string>{"1"}));
   sql("DROP TABLE " + table);
+}
+
+// --- database roles ------------------------------------------------------------------
+//
+// The stack's processes connect with $CA_STATE_DIR/env's DATABASE_URL (the
+// runtime role); `commerce-admin migrate` with its MIGRATE_DATABASE_URL (the
+// owner).
+
+PgConn connect_as(const std::string& conninfo) {
+  PgConn conn(PQconnectdb(conninfo.c_str()));
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    ADD_FAILURE() << "cannot connect with " << conninfo << ": " << PQerrorMessage(conn.get());
+    return nullptr;
+  }
+  return conn;
+}
+
+// Runs `query` inside a transaction that is rolled back, whatever happens:
+// "ok", or the SQLSTATE and message it failed with.
+std::string try_and_roll_back(PGconn* conn, const std::string& query) {
+  EXPECT_TRUE(exec_ok(conn, "BEGIN"));
+  PgResult r(PQexec(conn, query.c_str()));
+  ExecStatusType st = PQresultStatus(r.get());
+  std::string outcome = "ok";
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
+    const char* message = PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY);
+    outcome = std::string(state ? state : "?") + " " + (message ? message : "?");
+  }
+  EXPECT_TRUE(exec_ok(conn, "ROLLBACK"));
+  return outcome;
+}
+
+// The first column of each row of `query` on `conn` ("<null>" for NULL).
+std::vector<std::string> rows_of(PGconn* conn, const std::string& query) {
+  PgResult r(PQexec(conn, query.c_str()));
+  EXPECT_EQ(PQresultStatus(r.get()), PGRES_TUPLES_OK) << query << ": " << PQerrorMessage(conn);
+  std::vector<std::string> out;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    out.push_back(PQgetisnull(r.get(), i, 0) ? "<null>" : PQgetvalue(r.get(), i, 0));
+  }
+  return out;
+}
+
+std::string runtime_url() { return stack_env("DATABASE_URL").value_or("<unset>"); }
+std::string owner_url() { return stack_env("MIGRATE_DATABASE_URL").value_or("<unset>"); }
+
+TEST(DbRoles, TheRuntimeRoleCannotDropAlterOrTruncateATableNorCreateAnything) {
+  PgConn runtime = connect_as(runtime_url());
+  ASSERT_TRUE(runtime);
+  const std::string denied = "42501 ";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"DROP TABLE products", "must be owner of table products"},
+      {"ALTER TABLE products ADD COLUMN probe integer", "must be owner of table products"},
+      {"ALTER TABLE orders DISABLE TRIGGER ALL", "must be owner of table orders"},
+      {"CREATE INDEX ON products (stock)", "must be owner of table products"},
+      {"TRUNCATE products", "permission denied for table products"},
+      {"TRUNCATE sessions", "permission denied for table sessions"},
+      {"DROP FUNCTION ca_ts(timestamptz)", "must be owner of function ca_ts"},
+      {"CREATE TABLE privilege_probe (n integer)", "permission denied for schema public"},
+      {"CREATE FUNCTION privilege_probe() RETURNS integer LANGUAGE sql AS 'SELECT 1'",
+       "permission denied for schema public"},
+      {"CREATE TEMP TABLE privilege_probe (n integer)",
+       "permission denied to create temporary tables in database \"commerce_admin\""},
+      {"CREATE SCHEMA privilege_probe", "permission denied for database commerce_admin"},
+      {"SELECT version FROM schema_migrations", "permission denied for table schema_migrations"},
+      {"DELETE FROM schema_migrations", "permission denied for table schema_migrations"},
+  };
+  for (const auto& [query, message] : cases) {
+    EXPECT_EQ(try_and_roll_back(runtime.get(), query), denied + message) << query;
+  }
+  // What the handlers do, it may: read and write rows, draw ids, call the
+  // schema's functions.
+  for (const std::string& query :
+       {std::string("SELECT count(*) FROM products"),
+        std::string("UPDATE tenants SET name = name WHERE id = 0"),
+        std::string("DELETE FROM sessions WHERE false"),
+        std::string("SELECT nextval(pg_get_serial_sequence('tenants', 'id'))"),
+        std::string("SELECT ca_ts(now()), ca_json_compact_size('{}'::jsonb)")}) {
+    EXPECT_EQ(try_and_roll_back(runtime.get(), query), "ok") << query;
+  }
+  // No role attribute that would bypass the above, and the owner of nothing.
+  EXPECT_EQ(rows_of(runtime.get(),
+                    "SELECT concat_ws(',', rolsuper, rolcreatedb, rolcreaterole, rolbypassrls, "
+                    "rolreplication) FROM pg_roles WHERE rolname = current_user"),
+            (std::vector<std::string>{"f,f,f,f,f"}));
+  EXPECT_EQ(rows_of(runtime.get(),
+                    "SELECT (SELECT count(*) FROM pg_class WHERE pg_get_userbyid(relowner) = "
+                    "current_user) + (SELECT count(*) FROM pg_proc WHERE "
+                    "pg_get_userbyid(proowner) = current_user) + (SELECT count(*) FROM "
+                    "pg_namespace WHERE pg_get_userbyid(nspowner) = current_user)"),
+            (std::vector<std::string>{"0"}));
+}
+
+// Every table a migration made, those of migrations added later included,
+// is the owner's, and the runtime role has exactly the DML on it: migrate
+// grants it after each migration (handlers/cli/migrate.cc).
+TEST(DbRoles, EveryTableIsTheOwnersAndTheRuntimeRoleHasItsDmlOnly) {
+  PgConn owner = connect_as(owner_url());
+  PgConn runtime = connect_as(runtime_url());
+  ASSERT_TRUE(owner && runtime);
+  std::string owner_name = rows_of(owner.get(), "SELECT current_user").at(0);
+  std::string runtime_name = rows_of(runtime.get(), "SELECT current_user").at(0);
+  EXPECT_NE(owner_name, runtime_name);
+  EXPECT_EQ(rows_of(owner.get(),
+                    "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = "
+                    "current_database()"),
+            (std::vector<std::string>{owner_name}));
+  // The db_test_ tables are the timeout tests' own (made as postgres).
+  EXPECT_EQ(rows_of(owner.get(),
+                    "SELECT c.relname || ' ' || pg_get_userbyid(c.relowner) FROM pg_class c "
+                    "WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', "
+                    "'S', 'v', 'm') AND pg_get_userbyid(c.relowner) <> current_user AND "
+                    "c.relname NOT LIKE 'db\\_test\\_%' ORDER BY 1"),
+            std::vector<std::string>{});
+  EXPECT_EQ(rows_of(runtime.get(),
+                    "SELECT c.relname || ': ' || concat_ws(',', "
+                    "  has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'INSERT'), "
+                    "  has_table_privilege(c.oid, 'UPDATE'), has_table_privilege(c.oid, 'DELETE'), "
+                    "  has_table_privilege(c.oid, 'TRUNCATE'), "
+                    "  has_table_privilege(c.oid, 'REFERENCES'), "
+                    "  has_table_privilege(c.oid, 'TRIGGER')) "
+                    "FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace "
+                    "AND c.relkind IN ('r', 'p') AND c.relname NOT LIKE 'db\\_test\\_%' "
+                    "AND c.relname <> 'schema_migrations' AND (NOT has_table_privilege(c.oid, "
+                    "'SELECT') OR NOT has_table_privilege(c.oid, 'INSERT') OR NOT "
+                    "has_table_privilege(c.oid, 'UPDATE') OR NOT has_table_privilege(c.oid, "
+                    "'DELETE') OR has_table_privilege(c.oid, 'TRUNCATE, REFERENCES, TRIGGER')) "
+                    "ORDER BY 1"),
+            std::vector<std::string>{});
+  EXPECT_EQ(rows_of(runtime.get(),
+                    "SELECT c.relname FROM pg_class c WHERE c.relnamespace = "
+                    "'public'::regnamespace AND CASE WHEN c.relkind = 'S' THEN NOT "
+                    "has_sequence_privilege(c.oid, 'USAGE') END ORDER BY 1"),
+            std::vector<std::string>{});
+  EXPECT_EQ(rows_of(runtime.get(),
+                    "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = "
+                    "'public'::regnamespace AND NOT has_function_privilege(p.oid, 'EXECUTE') "
+                    "ORDER BY 1"),
+            std::vector<std::string>{});
+  // The check above is not empty-handed: the schema has tables to check.
+  EXPECT_GE(std::stoi(rows_of(runtime.get(),
+                              "SELECT count(*) FROM pg_class WHERE relnamespace = "
+                              "'public'::regnamespace AND relkind = 'r'")
+                          .at(0)),
+            15);
+}
+
+// Handlers and the worker hold their connections as the runtime role: no
+// client of the service's database but this test's is another role.
+TEST(DbRoles, TheStacksProcessesConnectAsTheRuntimeRole) {
+  ASSERT_EQ(http("GET", "/healthz").status, 200);
+  Scope s = fresh_scope(admin_token());
+  ASSERT_EQ(http("GET", "/api/v2/admin/products", s.call()).status, 200);
+  PgConn runtime = connect_as(runtime_url());
+  ASSERT_TRUE(runtime);
+  std::string runtime_name = rows_of(runtime.get(), "SELECT current_user").at(0);
+  runtime.reset();
+  std::vector<std::string> roles =
+      sql("SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = current_database() "
+          "AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
+  EXPECT_EQ(roles, (std::vector<std::string>{runtime_name}));
 }
 
 }  // namespace

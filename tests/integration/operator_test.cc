@@ -3,15 +3,23 @@
 // (never a crash, a hang or a process that answers 503 to everything); the
 // CLI checks its command and arguments before it needs the database, and
 // creates only accounts the API would accept; --help is exit 0 everywhere.
+// `migrate` runs as the schema's owner and grants the runtime role its DML.
+// The dev stack (scripts/run, scripts/supervise) restarts a handler process
+// or the worker that dies.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "stack.h"
 
@@ -237,6 +245,157 @@ TEST(Cli, UserCreateRefusesWhatTheApiWouldRefuse) {
   Outcome again = run(create + "Other --if-missing", {}, "password1\n");
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(again.out, "user " + email + " exists already\n");
+}
+
+// --- migrate and the two database roles ----------------------------------------------
+
+// The role a stack conninfo names (scripts/run writes `... user=NAME`).
+std::string user_of(const std::string& conninfo) {
+  size_t at = conninfo.find("user=");
+  if (at == std::string::npos) return "<no user>";
+  return conninfo.substr(at + 5, conninfo.find(' ', at) - at - 5);
+}
+
+TEST(Cli, MigrateRunsAsTheOwnerAndGrantsTheRuntimeRole) {
+  const std::string runtime = user_of(stack_env("DATABASE_URL").value_or(""));
+  const std::string owner = user_of(stack_env("MIGRATE_DATABASE_URL").value_or(""));
+  ASSERT_NE(runtime, owner);
+  Outcome again = run("commerce-admin migrate");
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.err, "");
+  EXPECT_NE(again.out.find("migrations up to date (0 applied now, "), std::string::npos)
+      << again.out;
+  EXPECT_NE(
+      again.out.find("runtime role " + runtime + ": DML on every table but schema_migrations\n"),
+      std::string::npos)
+      << again.out;
+
+  // A table a later migration adds is the owner's, and the runtime role
+  // may write it but not empty or drop it.
+  const std::string table = "privilege_probe_" + std::to_string(getpid());
+  const std::string dir = state_dir() + "/" + table;
+  const std::string version = "900_" + table + ".sql";
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  {
+    std::ofstream migration(dir + "/" + version);
+    migration << "CREATE TABLE " << table << " (id bigserial PRIMARY KEY, n integer);\n";
+  }
+  Outcome added = run("commerce-admin migrate --sql-dir " + shell_quote(dir));
+  EXPECT_EQ(added.status, 0) << added.err;
+  EXPECT_EQ(added.out.rfind("applied " + version + "\n", 0), 0u) << added.out;
+  EXPECT_EQ(sql("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE relname = '" + table + "'"),
+            (std::vector<std::string>{owner}));
+  const std::string as_runtime = "psql -X -q -At -v ON_ERROR_STOP=1 -U " + runtime + " -c ";
+  Outcome write = run(as_runtime + shell_quote("INSERT INTO " + table + " (n) VALUES (1)"));
+  EXPECT_EQ(write.status, 0) << write.err;
+  Outcome truncate = run(as_runtime + shell_quote("TRUNCATE " + table));
+  EXPECT_NE(truncate.status, 0);
+  EXPECT_NE(truncate.err.find("permission denied for table " + table), std::string::npos)
+      << truncate.err;
+  Outcome drop = run(as_runtime + shell_quote("DROP TABLE " + table));
+  EXPECT_NE(drop.status, 0);
+  EXPECT_NE(drop.err.find("must be owner of table " + table), std::string::npos) << drop.err;
+  sql("DROP TABLE " + table);
+  sql("DELETE FROM schema_migrations WHERE version = '" + version + "'");
+  std::remove((dir + "/" + version).c_str());
+  rmdir(dir.c_str());
+}
+
+TEST(Cli, MigrateWithTheRuntimeRolesConninfoChangesNothing) {
+  // Without MIGRATE_DATABASE_URL migrate connects with DATABASE_URL: the
+  // runtime role, which may not create anything.
+  Outcome r = run("commerce-admin migrate", {{"MIGRATE_DATABASE_URL", kUnset}});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "commerce-admin: schema_migrations: permission denied for schema public\n");
+  Outcome bad = run("commerce-admin migrate", {{"MIGRATE_DATABASE_URL", "garbage"}});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err,
+            "commerce-admin: MIGRATE_DATABASE_URL is not a libpq conninfo: missing \"=\" after "
+            "\"garbage\" in connection info string\n");
+}
+
+// --- the dev stack's supervision (scripts/supervise) ----------------------------------
+
+pid_t read_pid(const std::string& file) {
+  std::ifstream in(file);
+  long pid = 0;
+  in >> pid;
+  return static_cast<pid_t>(pid);
+}
+
+// The program a process runs ("" when it is gone).
+std::string exe_of(pid_t pid) {
+  char buf[4096];
+  ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+bool runs(pid_t pid, const std::string& program) {
+  std::string exe = exe_of(pid);
+  return exe.size() > program.size() &&
+         exe.compare(exe.size() - program.size() - 1, std::string::npos, "/" + program) == 0;
+}
+
+// Waits (up to 20 s) until `pid_file` names a process other than `old`
+// that runs `program`; its pid, or 0.
+pid_t wait_for_replacement(const std::string& pid_file, pid_t old, const std::string& program) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    pid_t pid = read_pid(pid_file);
+    if (pid > 0 && pid != old && runs(pid, program)) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return 0;
+}
+
+// scripts/test sends scripts/run's stderr to $CA_STATE_DIR/run.log.
+std::string run_log() { return slurp(state_dir() + "/run.log"); }
+
+TEST(DevStack, AHandlerProcessThatDiesIsRestartedAndItsDeathLogged) {
+  const std::string program = "commerce-admin-products";
+  const std::string slot1 = state_dir() + "/run/products.1.pid";
+  const std::string slot2 = state_dir() + "/run/products.2.pid";
+  pid_t killed = read_pid(slot1), stopped = read_pid(slot2);
+  ASSERT_TRUE(runs(killed, program)) << killed;
+  ASSERT_TRUE(runs(stopped, program)) << stopped;
+  Scope s = fresh_scope(admin_token());
+
+  // One dies at once, the other stops as asked (SIGTERM, exit 0): both are
+  // replaced, and only then can the group answer.
+  ASSERT_EQ(kill(killed, SIGKILL), 0);
+  ASSERT_EQ(kill(stopped, SIGTERM), 0);
+  pid_t new1 = wait_for_replacement(slot1, killed, program);
+  pid_t new2 = wait_for_replacement(slot2, stopped, program);
+  ASSERT_NE(new1, 0) << "slot 1 was not restarted";
+  ASSERT_NE(new2, 0) << "slot 2 was not restarted";
+  for (int i = 0; i < 8; ++i) {
+    HttpResponse r = http("GET", "/api/v2/admin/products", s.call());
+    EXPECT_EQ(r.status, 200) << r.body;
+  }
+  const std::string log = run_log();
+  EXPECT_NE(log.find("supervise: commerce-admin-products (slot 1, pid " + std::to_string(killed) +
+                     ") exited with status 137 (signal 9, KILL); restarting in 1 s\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("supervise: commerce-admin-products (slot 2, pid " + std::to_string(stopped) +
+                     ") exited with status 0; restarting in 1 s\n"),
+            std::string::npos)
+      << log;
+}
+
+TEST(DevStack, AWorkerThatDiesIsRestartedAndItsDeathLogged) {
+  const std::string pid_file = state_dir() + "/run/worker.1.pid";
+  pid_t killed = read_pid(pid_file);
+  ASSERT_EQ(find_stack_workers(), (std::vector<pid_t>{killed}));
+  ASSERT_EQ(kill(killed, SIGKILL), 0);
+  pid_t replacement = wait_for_replacement(pid_file, killed, "commerce-admin-worker");
+  ASSERT_NE(replacement, 0) << "the worker was not restarted";
+  EXPECT_EQ(find_stack_workers(), (std::vector<pid_t>{replacement}));
+  const std::string log = run_log();
+  EXPECT_NE(log.find("supervise: commerce-admin-worker (slot 1, pid " + std::to_string(killed) +
+                     ") exited with status 137 (signal 9, KILL); restarting in 1 s\n"),
+            std::string::npos)
+      << log;
 }
 
 }  // namespace

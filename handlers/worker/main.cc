@@ -36,6 +36,7 @@ const Task kTasks[] = {
     {"push notifications", ca::task_send_push},
     {"webhook deliveries", ca::task_deliver_webhooks},
     {"expired sessions", ca::task_purge_sessions},
+    {"expired idempotency keys", ca::task_purge_idempotency_keys},
 };
 
 void run_pass(ca::Db& db, const ca::Config& config) {

@@ -24,5 +24,7 @@ int task_send_push(Db& db, const Config& config);
 int task_deliver_webhooks(Db& db, const Config& config);
 // Deletes sessions past their expiry.
 int task_purge_sessions(Db& db, const Config& config);
+// Deletes idempotency keys past their lifetime (24 h).
+int task_purge_idempotency_keys(Db& db, const Config& config);
 
 }  // namespace ca

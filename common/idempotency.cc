@@ -9,32 +9,44 @@
 namespace ca {
 namespace {
 
-// $1 tenant, $2 user, $3 key, $4 request hash, $5 lifetime. One row back:
-// the key is this request's now (new, or expired and taken over). None: a
-// live row of another request, which ON CONFLICT has locked (after waiting
-// for that request to end), so it stays as it is until this transaction
-// ends and kLoad reads it (a new statement: it sees what committed since).
-const Statement kClaim{
-    "idempotency_claim",
-    "INSERT INTO idempotency_keys AS k (tenant_id, user_id, key, request_hash) "
-    "VALUES ($1, $2, $3, $4::bytea) "
-    "ON CONFLICT (tenant_id, user_id, key) DO UPDATE "
-    "SET request_hash = EXCLUDED.request_hash, status = NULL, headers = NULL, body = NULL, "
-    "    created_at = now() "
-    "WHERE k.created_at <= now() - $5::interval "
-    "RETURNING 1"};
+// $1 tenant, $2 user, $3 key, $4 request hash, $5 lifetime. Claims the
+// key: inserts it, or, when a row is there, locks it (after waiting for the
+// request that wrote it to end) and takes it over when it has expired.
+// Columns: status, headers, body, whether the stored request is this one;
+// status NULL: the key is this request's now (new, or taken over). A stored
+// row comes back unchanged (its update is a no-op rolled back with the
+// replay), in one statement with no window in which the purge could take it.
+// Every statement on the table goes through the primary key's index as an
+// ON CONFLICT arbiter: a generic plan made while the table was small would
+// scan it whole for a plain WHERE on the key, for as long as the plan lives.
+#define CA_IDEMPOTENCY_EXPIRED "k.created_at <= now() - $5::interval"
+const Statement kClaim{"idempotency_claim",
+                       "INSERT INTO idempotency_keys AS k (tenant_id, user_id, key, request_hash) "
+                       "VALUES ($1, $2, $3, $4::bytea) "
+                       "ON CONFLICT (tenant_id, user_id, key) DO UPDATE SET "
+                       "  request_hash = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN EXCLUDED.request_hash ELSE k.request_hash END, "
+                       "  status = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN NULL ELSE k.status END, "
+                       "  headers = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN NULL ELSE k.headers END, "
+                       "  body = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN NULL ELSE k.body END, "
+                       "  created_at = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN now() ELSE k.created_at END "
+                       "RETURNING status, headers, body, request_hash = $4::bytea"};
+#undef CA_IDEMPOTENCY_EXPIRED
 
-// Columns: status, headers, body, whether the request is the same.
-const Statement kLoad{"idempotency_load",
-                      "SELECT status, headers, body, request_hash = $4::bytea "
-                      "FROM idempotency_keys WHERE tenant_id = $1 AND user_id = $2 AND key = $3"};
-
-// The answer, in the transaction of the change (sent with its COMMIT). A
-// body that is not valid UTF-8 would fail here and the request with it; the
-// handlers only write JSON built from UTF-8.
-const Statement kStore{"idempotency_store",
-                       "UPDATE idempotency_keys SET status = $4, headers = $5, body = $6 "
-                       "WHERE tenant_id = $1 AND user_id = $2 AND key = $3"};
+// The answer, in the transaction of the change (sent with its COMMIT): the
+// claimed row, updated through the arbiter index (see kClaim). A body that
+// is not valid UTF-8 would fail here and the request with it; the handlers
+// only write JSON built from UTF-8.
+const Statement kStore{
+    "idempotency_store",
+    "INSERT INTO idempotency_keys AS k (tenant_id, user_id, key, request_hash, status, headers, "
+    "body) VALUES ($1, $2, $3, $4::bytea, $5, $6, $7) "
+    "ON CONFLICT (tenant_id, user_id, key) DO UPDATE SET "
+    "  status = EXCLUDED.status, headers = EXCLUDED.headers, body = EXCLUDED.body"};
 
 bool is_2xx(int status) { return status >= 200 && status < 300; }
 
@@ -112,8 +124,18 @@ DbResult IdempotentRequest::check_and_claim(const Db::Query& check, int64_t user
   if (!claim.ok()) {
     state_ = State::kClaimFailed;
     claim_error_ = claim.error();
+  } else if (claim->is_null(0, 0)) {
+    state_ = State::kClaimed;
   } else {
-    state_ = claim->empty() ? State::kStored : State::kClaimed;
+    state_ = claim->boolean(0, 3) ? State::kStored : State::kOtherRequest;
+    if (state_ == State::kStored) {
+      Response stored;
+      stored.status = static_cast<int>(claim->int64(0, 0));
+      stored.body = claim->str(0, 2);
+      parse_headers(claim->text(0, 1), &stored);
+      stored.header("Idempotent-Replayed", "true");
+      replay_ = std::move(stored);
+    }
   }
   return std::move(r[0]);
 }
@@ -130,31 +152,18 @@ Result<bool> IdempotentRequest::after_auth() {
       state_ = State::kProceeding;
       return true;
     case State::kStored:
-      break;
+      state_ = State::kDone;
+      return *replay_;
+    case State::kOtherRequest: {
+      state_ = State::kDone;
+      FieldErrors errs;
+      errs.add("Idempotency-Key",
+               "This Idempotency-Key was already used with another request in the last 24 hours.");
+      return errors::validation(errs, options_.style);
+    }
     default:
       return true;
   }
-  state_ = State::kDone;
-  DbResult r = db_.exec(kLoad, {tenant_id_, user_id_, key_, request_hash_});
-  if (!r.ok()) return errors::database(r.error(), options_.style);
-  // The row is locked by the claim: it cannot have gone, and it is a
-  // committed one, with its answer.
-  if (r->empty() || r->is_null(0, 0)) {
-    return errors::internal("idempotency key row missing or unanswered", options_.style);
-  }
-  if (!r->boolean(0, 3)) {
-    FieldErrors errs;
-    errs.add("Idempotency-Key",
-             "This Idempotency-Key was already used with another request in the last 24 hours.");
-    return errors::validation(errs, options_.style);
-  }
-  Response stored;
-  stored.status = static_cast<int>(r->int64(0, 0));
-  stored.body = r->str(0, 2);
-  parse_headers(r->text(0, 1), &stored);
-  stored.header("Idempotent-Replayed", "true");
-  replay_ = stored;
-  return stored;
 }
 
 Response IdempotentRequest::finish(Response handler_response) {
@@ -166,7 +175,7 @@ Response IdempotentRequest::finish(Response handler_response) {
     }
     return handler_response;
   }
-  if (replay_) {
+  if (state_ == State::kDone && replay_) {  // after_auth() gave the stored answer
     db_.rollback_request();
     return std::move(*replay_);
   }
@@ -180,7 +189,7 @@ Response IdempotentRequest::finish(Response handler_response) {
   }
   DbResult committed =
       db_.commit_request({{&kStore,
-                           {tenant_id_, user_id_, key_, handler_response.status,
+                           {tenant_id_, user_id_, key_, request_hash_, handler_response.status,
                             headers_text(handler_response), handler_response.body}}});
   if (!committed.ok()) return errors::database(committed.error(), options_.style);
   return handler_response;

@@ -79,13 +79,14 @@ class IdempotentRequest {
 
  private:
   enum class State {
-    kMalformed,    // answered 400 once the caller is allowed
-    kPending,      // nothing claimed yet
-    kClaimed,      // the key is this request's
-    kProceeding,   // ... and the caller is allowed: the handler runs
-    kStored,       // another request's answer is stored under the key
-    kClaimFailed,  // the claim's statement failed
-    kDone,         // answered by after_auth()
+    kMalformed,     // answered 400 once the caller is allowed
+    kPending,       // nothing claimed yet
+    kClaimed,       // the key is this request's
+    kProceeding,    // ... and the caller is allowed: the handler runs
+    kStored,        // this request's answer is stored under the key (replay_)
+    kOtherRequest,  // another request's answer is
+    kClaimFailed,   // the claim's statement failed
+    kDone,          // answered by after_auth()
   };
 
   Db& db_;

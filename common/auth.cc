@@ -114,9 +114,11 @@ Result<TokenClaims> verify_bearer(const Ctx& ctx) {
 
 // Given verified claims, checks in one round trip the session, the
 // membership and, when `read` is given, runs that statement too (libpq
-// pipeline), but only for a member of the tenant.
+// pipeline), but only for a member of the tenant. On a keyed request
+// (common/idempotency.h) with `claim`, the check goes out with BEGIN and the
+// claim of the key, in the same round trip.
 Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t> tenant_id,
-                      const Db::Query* read = nullptr) {
+                      const Db::Query* read = nullptr, bool claim = false) {
   Lookup out;
   out.who.session_id = claims.jti;
   if (tenant_id) out.who.tenant_id = *tenant_id;
@@ -137,7 +139,12 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     out.read.emplace(std::move(results[1]));
     return out;
   }
-  DbResult r = ctx.db.exec(kAuthenticate, {claims.jti, claims.sub, tenant_id});
+  Db::Query check{&kAuthenticate, {claims.jti, claims.sub, tenant_id}};
+  // The key is claimed for the token's subject before the session says the
+  // token is live: nothing of it commits unless the request is allowed.
+  DbResult r = claim && ctx.idempotency != nullptr
+                   ? ctx.idempotency->check_and_claim(check, claims.sub, tenant_id.value_or(0))
+                   : ctx.db.exec(kAuthenticate, check.params);
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
@@ -148,17 +155,27 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
   return out;
 }
 
-Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id) {
+Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id, bool claim = false) {
   CA_TRY(claims, verify_bearer(ctx));
-  return lookup(ctx, claims, tenant_id);
+  return lookup(ctx, claims, tenant_id, nullptr, claim);
 }
 
-Result<Principal> check_role(Lookup& l, Role min_role) {
+// The caller is allowed: on a keyed request, the idempotency key has the
+// last word (a stored answer, 422, 400).
+Result<Principal> allowed(Ctx& ctx, Principal who) {
+  if (ctx.idempotency != nullptr) {
+    Result<bool> go_on = ctx.idempotency->after_auth();
+    if (!go_on.ok()) return std::move(go_on.error());
+  }
+  return who;
+}
+
+Result<Principal> check_role(Ctx& ctx, Lookup& l, Role min_role) {
   if (!l.member) return errors::forbidden("You are not a member of this tenant");
   if (min_role == Role::kAdmin && l.who.role != Role::kAdmin) {
     return errors::forbidden("This action requires the ADMIN role");
   }
-  return std::move(l.who);
+  return allowed(ctx, std::move(l.who));
 }
 
 }  // namespace
@@ -172,8 +189,8 @@ std::optional<Role> role_parse(std::string_view text) {
 }
 
 Result<Principal> authenticate(Ctx& ctx) {
-  CA_TRY(l, lookup(ctx, std::nullopt));
-  return std::move(l.who);
+  CA_TRY(l, lookup(ctx, std::nullopt, /*claim=*/true));
+  return allowed(ctx, std::move(l.who));
 }
 
 Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
@@ -188,8 +205,8 @@ Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
   }
   // A tenant that does not exist and one the caller is not a member of
   // are the same 403 here.
-  CA_TRY(l, lookup(ctx, tenant_id));
-  return check_role(l, min_role);
+  CA_TRY(l, lookup(ctx, tenant_id, /*claim=*/true));
+  return check_role(ctx, l, min_role);
 }
 
 Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& read,
@@ -207,7 +224,7 @@ Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& re
   params.insert(params.begin(), tenant_id);
   Db::Query query{&read, std::move(params)};
   CA_TRY(l, lookup(ctx, claims, tenant_id, &query));
-  CA_TRY(who, check_role(l, Role::kMember));
+  CA_TRY(who, check_role(ctx, l, Role::kMember));
   return TenantRead{std::move(who), std::move(*l.read)};
 }
 
@@ -217,7 +234,7 @@ Response refuse_after_tenant_auth(Ctx& ctx, Response refusal) {
 }
 
 Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min_role) {
-  CA_TRY(l, lookup(ctx, tenant_id));
+  CA_TRY(l, lookup(ctx, tenant_id, /*claim=*/true));
   if (!l.member) {
     // With the tenant in the path, no such tenant is a 404, not a 403: one
     // more round trip, on the refusal path only.
@@ -225,7 +242,7 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min
     if (!exists.ok()) return errors::database(exists.error());
     if (!exists->boolean(0, 0)) return errors::not_found("Tenant not found");
   }
-  return check_role(l, min_role);
+  return check_role(ctx, l, min_role);
 }
 
 Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Query> also) {

@@ -316,7 +316,71 @@ DbResult Db::exec_sql(const char* sql) {
   return check(PQexec(conn_, sql));
 }
 
+std::vector<DbResult> Db::begin_request(const std::vector<Query>& queries) {
+  // Prepared once per connection like any statement: the extended protocol
+  // takes transaction control too.
+  static const Statement kBegin{"ca_request_begin", "BEGIN"};
+  std::vector<Query> all;
+  all.reserve(queries.size() + 1);
+  all.push_back({&kBegin, {}});
+  all.insert(all.end(), queries.begin(), queries.end());
+  std::vector<DbResult> r = run_pipeline(all);
+  if (r[0].ok()) {
+    request_tx_ = true;
+    request_failed_ = false;
+    tx_open_ = true;
+  }
+  r.erase(r.begin());
+  return r;
+}
+
+void Db::rollback_request() {
+  if (!request_tx_) return;
+  DbResult r = exec_sql("ROLLBACK");
+  (void)r;
+  request_tx_ = false;
+  request_failed_ = false;
+  tx_open_ = false;
+}
+
+DbResult Db::commit_request(const std::vector<Query>& queries) {
+  static const Statement kCommit{"ca_request_commit", "COMMIT"};
+  if (!request_tx_) return DbError{DbErrorKind::kOther, "", "no request transaction", ""};
+  if (std::chrono::steady_clock::now() > deadline_) {
+    rollback_request();
+    return DbError{DbErrorKind::kTimeout, "",
+                   "the request ran past its time limit; rolled back instead of committed", ""};
+  }
+  std::vector<Query> all = queries;
+  all.push_back({&kCommit, {}});
+  std::vector<DbResult> r = run_pipeline(all);
+  // The first failure says why. A statement that failed left the
+  // transaction aborted and the COMMIT after it unsent: roll back. (COMMIT
+  // of an aborted transaction would also "succeed", as a ROLLBACK: the
+  // statements before it are what tells.)
+  for (DbResult& result : r) {
+    if (result.ok()) continue;
+    if (conn_ != nullptr && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+      DbResult rolled_back = exec_sql("ROLLBACK");
+      (void)rolled_back;
+    }
+    request_tx_ = false;
+    request_failed_ = false;
+    tx_open_ = false;
+    return std::move(result);
+  }
+  request_tx_ = false;
+  request_failed_ = false;
+  tx_open_ = false;
+  return std::move(r.back());
+}
+
 Transaction::Transaction(Db& db) : db_(db) {
+  if (db_.request_tx_) {
+    joined_ = true;
+    began_ = true;
+    return;
+  }
   DbResult r = db_.exec_sql("BEGIN");
   began_ = r.ok();
   if (!began_) begin_error_ = r.error();
@@ -324,6 +388,10 @@ Transaction::Transaction(Db& db) : db_(db) {
 }
 
 Transaction::~Transaction() {
+  if (joined_) {
+    if (!done_) db_.request_failed_ = true;
+    return;
+  }
   if (began_ && !done_) {
     DbResult r = db_.exec_sql("ROLLBACK");
     (void)r;
@@ -333,6 +401,7 @@ Transaction::~Transaction() {
 
 DbResult Transaction::commit() {
   done_ = true;
+  if (joined_) return Rows(nullptr);  // the request transaction commits it
   if (std::chrono::steady_clock::now() > db_.deadline_) {
     DbResult rolled_back = db_.exec_sql("ROLLBACK");
     (void)rolled_back;

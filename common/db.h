@@ -160,6 +160,26 @@ class Db {
   // Connects if needed; false (and logs) when the server cannot be reached.
   bool ensure_connected();
 
+  // The request transaction: one transaction around a whole request, so
+  // that what its handler writes and what the request records about itself
+  // (common/idempotency.h) commit together. begin_request() sends BEGIN in
+  // the same round trip as `queries` (libpq pipeline), which then run inside
+  // it, and returns their results; the transaction is open when BEGIN
+  // succeeded, whatever the queries did (request_open()). While it is open, a
+  // Transaction joins it instead of starting its own: its BEGIN and COMMIT
+  // are skipped, and one that ends without commit() marks the request
+  // transaction failed (request_failed()); nothing of it may then commit. A
+  // handler must not write after a Transaction of its own ended without
+  // commit (without a request transaction that write would commit).
+  std::vector<DbResult> begin_request(const std::vector<Query>& queries);
+  bool request_open() const { return request_tx_; }
+  bool request_failed() const { return request_failed_; }
+  // Runs `queries`, then COMMIT, in one round trip. Fails (and rolls back)
+  // when one of them fails or past the request's deadline, like commit().
+  DbResult commit_request(const std::vector<Query>& queries);
+  // Rolls the request transaction back (nothing when none is open).
+  void rollback_request();
+
  private:
   DbResult run(const Statement& stmt, const std::vector<Param>& params);
   // Prepares `stmt` on this connection unless it already is.
@@ -177,11 +197,16 @@ class Db {
   // Set between a Transaction's BEGIN and its end: a lost connection then
   // fails every statement instead of reconnecting into autocommit.
   bool tx_open_ = false;
+  // A request transaction is open (begin_request()); a Transaction in it
+  // ended without commit.
+  bool request_tx_ = false;
+  bool request_failed_ = false;
   std::unordered_set<const Statement*> prepared_;
 };
 
 // A transaction on `db`: BEGIN at construction, ROLLBACK at destruction
-// unless commit() succeeded.
+// unless commit() succeeded. Inside a request transaction it is part of that
+// one (see Db::begin_request): commit() then commits nothing yet.
 class Transaction {
  public:
   explicit Transaction(Db& db);
@@ -199,6 +224,7 @@ class Transaction {
   Db& db_;
   bool began_ = false;
   bool done_ = false;
+  bool joined_ = false;  // part of the request transaction
   DbError begin_error_;
 };
 

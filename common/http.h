@@ -27,6 +27,7 @@ struct Request {
   std::string authorization;  // Authorization header, as sent
   std::string tenant_header;  // X-Tenant-ID header, as sent
   bool has_tenant_header = false;
+  std::optional<std::string> idempotency_key;  // Idempotency-Key header, as sent
   std::string remote_addr;
   std::vector<int64_t> params;  // integer path parameters, in order
   int connection_fd = -1;       // the FastCGI connection it came on (for client_gone)

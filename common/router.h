@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "http.h"
+#include "idempotency.h"
 
 namespace ca {
 
@@ -23,6 +25,8 @@ struct Ctx {
   const Request& req;
   Db& db;
   const Config& config;
+  // Set on a keyed request of a route that takes Idempotency-Key (for auth.h).
+  IdempotentRequest* idempotency = nullptr;
 };
 
 using Handler = Response (*)(Ctx&);
@@ -31,11 +35,15 @@ struct Route {
   const char* method;
   const char* pattern;
   Handler handler;
+  // Set: the route takes Idempotency-Key (common/idempotency.h), e.g.
+  // `ca::kIdempotent`, or `ca::Idempotent{ca::ErrorStyle::kSuccess}`.
+  std::optional<Idempotent> idempotent = std::nullopt;
 };
 
 struct RouteMatch {
   enum Kind { kFound, kNotFound, kMethodNotAllowed } kind = kNotFound;
   Handler handler = nullptr;
+  std::optional<Idempotent> idempotent;
   std::vector<int64_t> params;
   std::string allow;  // for kMethodNotAllowed: "GET, POST"
 };

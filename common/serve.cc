@@ -26,6 +26,7 @@
 #include "db.h"
 #include "db_pool.h"
 #include "errors.h"
+#include "idempotency.h"
 #include "json_arena.h"
 #include "jwt.h"
 #include "log.h"
@@ -130,6 +131,14 @@ void write_response(FCGX_Request& r, const Response& resp) {
   FCGX_PutStr(resp.body.data(), static_cast<int>(resp.body.size()), r.out);
 }
 
+Response call_handler(Handler handler, Ctx& ctx) {
+  try {
+    return handler(ctx);
+  } catch (const std::exception& e) {
+    return errors::internal(std::string("unhandled exception: ") + e.what());
+  }
+}
+
 Response dispatch(const Router& router, Request& req, Db& db, const Config& config) {
   RouteMatch m = router.match(req.method, req.path);
   if (m.kind == RouteMatch::kNotFound) return Response::error(404, "Not found");
@@ -138,11 +147,12 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
   req.params = std::move(m.params);
   Ctx ctx{req, db, config};
-  try {
-    return m.handler(ctx);
-  } catch (const std::exception& e) {
-    return errors::internal(std::string("unhandled exception: ") + e.what());
+  if (m.idempotent && req.idempotency_key) {
+    IdempotentRequest keyed(req, db, *m.idempotent);
+    ctx.idempotency = &keyed;
+    return keyed.finish(call_handler(m.handler, ctx));
   }
+  return call_handler(m.handler, ctx);
 }
 
 std::atomic<bool> stopping{false};
@@ -287,6 +297,7 @@ void serve_request(Dispatcher& d, FCGX_Request& r) {
     req.tenant_header = std::move(*tenant);
     req.has_tenant_header = true;
   }
+  req.idempotency_key = fcgi_param(r.envp, "HTTP_IDEMPOTENCY_KEY");
   req.remote_addr = param(r, "REMOTE_ADDR");
   req.connection_fd = r.ipcFd;
   Response resp;

@@ -8,7 +8,8 @@ int main(int argc, char** argv) {
       argc, argv, "commerce-admin-announcements",
       {
           {"GET", "/api/v2/admin/announcements", ca::announcements_list},
-          {"POST", "/api/v2/admin/announcements", ca::announcements_create},
+          {"POST", "/api/v2/admin/announcements", ca::announcements_create,
+           ca::Idempotent{ca::ErrorStyle::kSuccess}},
           {"GET", "/api/v2/admin/announcements/active", ca::announcements_active},
           {"GET", "/api/v2/admin/announcements/{id}", ca::announcements_get},
           {"POST", "/api/v2/admin/announcements/{id}", ca::announcements_update},

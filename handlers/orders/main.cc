@@ -1,15 +1,18 @@
 // commerce-admin-orders: orders (create, read, list, status) and the caller's addresses.
+#include "order_json.h"
 #include "orders.h"
 #include "serve.h"
 
 int main(int argc, char** argv) {
-  return ca::serve_main(argc, argv, "commerce-admin-orders",
-                        {
-                            {"GET", "/api/v2/admin/addresses", ca::addresses_list},
-                            {"POST", "/api/v2/admin/addresses", ca::addresses_create},
-                            {"GET", "/api/v2/admin/orders", ca::orders_list},
-                            {"POST", "/api/v2/admin/orders", ca::orders_create},
-                            {"GET", "/api/v2/admin/orders/{id}", ca::orders_read},
-                            {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status},
-                        });
+  return ca::serve_main(
+      argc, argv, "commerce-admin-orders",
+      {
+          {"GET", "/api/v2/admin/addresses", ca::addresses_list},
+          {"POST", "/api/v2/admin/addresses", ca::addresses_create, ca::kIdempotent},
+          {"GET", "/api/v2/admin/orders", ca::orders_list},
+          {"POST", "/api/v2/admin/orders", ca::orders_create, ca::Idempotent{ca::kOrderStyle}},
+          {"GET", "/api/v2/admin/orders/{id}", ca::orders_read},
+          {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status,
+           ca::Idempotent{ca::kOrderStyle}},
+      });
 }

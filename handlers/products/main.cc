@@ -3,12 +3,13 @@
 #include "serve.h"
 
 int main(int argc, char** argv) {
-  return ca::serve_main(argc, argv, "commerce-admin-products",
-                        {
-                            {"GET", "/api/v2/admin/products", ca::products_list},
-                            {"POST", "/api/v2/admin/products", ca::products_create},
-                            {"GET", "/api/v2/admin/products/{id}", ca::products_read},
-                            {"POST", "/api/v2/admin/products/{id}", ca::products_update},
-                            {"DELETE", "/api/v2/admin/products/{id}", ca::products_delete},
-                        });
+  return ca::serve_main(
+      argc, argv, "commerce-admin-products",
+      {
+          {"GET", "/api/v2/admin/products", ca::products_list},
+          {"POST", "/api/v2/admin/products", ca::products_create, ca::kIdempotent},
+          {"GET", "/api/v2/admin/products/{id}", ca::products_read},
+          {"POST", "/api/v2/admin/products/{id}", ca::products_update},
+          {"DELETE", "/api/v2/admin/products/{id}", ca::products_delete},
+      });
 }

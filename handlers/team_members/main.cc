@@ -9,7 +9,8 @@ int main(int argc, char** argv) {
       argc, argv, "commerce-admin-team-members",
       {
           {"GET", "/api/v2/admin/team-members/{tenantId}", ca::members_list},
-          {"POST", "/api/v2/admin/team-members/{tenantId}", ca::invitations_create},
+          {"POST", "/api/v2/admin/team-members/{tenantId}", ca::invitations_create,
+           ca::kIdempotent},
           {"GET", "/api/v2/admin/team-members/{tenantId}/invitations", ca::invitations_list},
           {"DELETE", "/api/v2/admin/team-members/{tenantId}/invitations/{id}",
            ca::invitations_revoke},

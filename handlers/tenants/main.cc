@@ -6,7 +6,7 @@ int main(int argc, char** argv) {
   return ca::serve_main(argc, argv, "commerce-admin-tenants",
                         {
                             {"GET", "/api/v2/admin/tenants", ca::tenants_list},
-                            {"POST", "/api/v2/admin/tenants", ca::tenants_create},
+                            {"POST", "/api/v2/admin/tenants", ca::tenants_create, ca::kIdempotent},
                             {"GET", "/api/v2/admin/tenants/{id}", ca::tenants_read},
                             {"POST", "/api/v2/admin/tenants/{id}", ca::tenants_update},
                         });

@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
       argc, argv, "commerce-admin-webhooks",
       {
           {"GET", "/api/v2/admin/webhooks/{tenantId}", ca::webhooks_list},
-          {"POST", "/api/v2/admin/webhooks/{tenantId}", ca::webhooks_create},
+          {"POST", "/api/v2/admin/webhooks/{tenantId}", ca::webhooks_create, ca::kIdempotent},
           {"DELETE", "/api/v2/admin/webhooks/{tenantId}", ca::webhooks_delete},
           {"GET", "/api/v2/admin/webhooks/{tenantId}/deliveries", ca::deliveries_list},
       });

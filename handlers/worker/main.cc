@@ -37,6 +37,7 @@ const Task kTasks[] = {
     {"webhook deliveries", ca::task_deliver_webhooks},
     {"expired sessions", ca::task_purge_sessions},
     {"retention", ca::task_purge_old_records},
+    {"expired idempotency keys", ca::task_purge_idempotency_keys},
 };
 
 void run_pass(ca::Db& db, const ca::Config& config) {

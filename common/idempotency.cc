@@ -1,0 +1,198 @@
+#include "idempotency.h"
+
+#include <sodium.h>
+
+#include <cstring>
+
+#include "log.h"
+
+namespace ca {
+namespace {
+
+// $1 tenant, $2 user, $3 key, $4 request hash, $5 lifetime. Claims the
+// key: inserts it, or, when a row is there, locks it (after waiting for the
+// request that wrote it to end) and takes it over when it has expired.
+// Columns: status, headers, body, whether the stored request is this one;
+// status NULL: the key is this request's now (new, or taken over). A stored
+// row comes back unchanged (its update is a no-op rolled back with the
+// replay), in one statement with no window in which the purge could take it.
+// Every statement on the table goes through the primary key's index as an
+// ON CONFLICT arbiter: a generic plan made while the table was small would
+// scan it whole for a plain WHERE on the key, for as long as the plan lives.
+#define CA_IDEMPOTENCY_EXPIRED "k.created_at <= now() - $5::interval"
+const Statement kClaim{"idempotency_claim",
+                       "INSERT INTO idempotency_keys AS k (tenant_id, user_id, key, request_hash) "
+                       "VALUES ($1, $2, $3, $4::bytea) "
+                       "ON CONFLICT (tenant_id, user_id, key) DO UPDATE SET "
+                       "  request_hash = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN EXCLUDED.request_hash ELSE k.request_hash END, "
+                       "  status = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN NULL ELSE k.status END, "
+                       "  headers = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN NULL ELSE k.headers END, "
+                       "  body = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN NULL ELSE k.body END, "
+                       "  created_at = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
+                       " THEN now() ELSE k.created_at END "
+                       "RETURNING status, headers, body, request_hash = $4::bytea"};
+#undef CA_IDEMPOTENCY_EXPIRED
+
+// The answer, in the transaction of the change (sent with its COMMIT): the
+// claimed row, updated through the arbiter index (see kClaim). A body that
+// is not valid UTF-8 would fail here and the request with it; the handlers
+// only write JSON built from UTF-8.
+const Statement kStore{
+    "idempotency_store",
+    "INSERT INTO idempotency_keys AS k (tenant_id, user_id, key, request_hash, status, headers, "
+    "body) VALUES ($1, $2, $3, $4::bytea, $5, $6, $7) "
+    "ON CONFLICT (tenant_id, user_id, key) DO UPDATE SET "
+    "  status = EXCLUDED.status, headers = EXCLUDED.headers, body = EXCLUDED.body"};
+
+bool is_2xx(int status) { return status >= 200 && status < 300; }
+
+// SHA-256 over method, path, query and body, each preceded by its length
+// (no two different requests give the same input), as a bytea literal.
+std::string request_hash(const Request& req) {
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  for (const std::string* part : {&req.method, &req.path, &req.query, &req.body}) {
+    unsigned char length[8];
+    uint64_t n = part->size();
+    for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(n >> (8 * i));
+    crypto_hash_sha256_update(&st, length, sizeof length);
+    crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(part->data()),
+                              part->size());
+  }
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256_final(&st, digest);
+  char hex[crypto_hash_sha256_BYTES * 2 + 1];
+  sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
+  return std::string("\\x") + hex;
+}
+
+// The handler's own headers as "Name: value" lines (values never hold a
+// line break: they are HTTP header values).
+std::string headers_text(const Response& r) {
+  std::string out;
+  for (const auto& [name, value] : r.headers) out += name + ": " + value + "\n";
+  return out;
+}
+
+void parse_headers(std::string_view text, Response* r) {
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    size_t colon = line.find(": ");
+    if (colon != std::string_view::npos) {
+      r->header(std::string(line.substr(0, colon)), std::string(line.substr(colon + 2)));
+    }
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+}
+
+}  // namespace
+
+bool idempotency_key_valid(std::string_view key) {
+  if (key.empty() || key.size() > kIdempotencyKeyMaxLength) return false;
+  for (unsigned char c : key) {
+    if (c < 0x20 || c > 0x7E) return false;
+  }
+  return true;
+}
+
+IdempotentRequest::IdempotentRequest(const Request& req, Db& db, Idempotent options)
+    : db_(db), options_(options) {
+  if (!req.idempotency_key || !idempotency_key_valid(*req.idempotency_key)) {
+    state_ = State::kMalformed;
+    return;
+  }
+  key_ = *req.idempotency_key;
+  request_hash_ = request_hash(req);
+}
+
+IdempotentRequest::~IdempotentRequest() { db_.rollback_request(); }
+
+DbResult IdempotentRequest::check_and_claim(const Db::Query& check, int64_t user_id,
+                                            int64_t tenant_id) {
+  if (state_ != State::kPending) return db_.exec(*check.stmt, check.params);
+  user_id_ = user_id;
+  tenant_id_ = tenant_id;
+  std::vector<DbResult> r = db_.begin_request(
+      {check, {&kClaim, {tenant_id, user_id, key_, request_hash_, kIdempotencyKeyLifetime}}});
+  DbResult& claim = r[1];
+  if (!claim.ok()) {
+    state_ = State::kClaimFailed;
+    claim_error_ = claim.error();
+  } else if (claim->is_null(0, 0)) {
+    state_ = State::kClaimed;
+  } else {
+    state_ = claim->boolean(0, 3) ? State::kStored : State::kOtherRequest;
+    if (state_ == State::kStored) {
+      Response stored;
+      stored.status = static_cast<int>(claim->int64(0, 0));
+      stored.body = claim->str(0, 2);
+      parse_headers(claim->text(0, 1), &stored);
+      stored.header("Idempotent-Replayed", "true");
+      replay_ = std::move(stored);
+    }
+  }
+  return std::move(r[0]);
+}
+
+Result<bool> IdempotentRequest::after_auth() {
+  switch (state_) {
+    case State::kMalformed:
+      state_ = State::kDone;
+      return errors::bad_request("Idempotency-Key must be 1 to 255 printable ASCII characters");
+    case State::kClaimFailed:
+      state_ = State::kDone;
+      return errors::database(*claim_error_, options_.style);
+    case State::kClaimed:
+      state_ = State::kProceeding;
+      return true;
+    case State::kStored:
+      state_ = State::kDone;
+      return *replay_;
+    case State::kOtherRequest: {
+      state_ = State::kDone;
+      FieldErrors errs;
+      errs.add("Idempotency-Key",
+               "This Idempotency-Key was already used with another request in the last 24 hours.");
+      return errors::validation(errs, options_.style);
+    }
+    default:
+      return true;
+  }
+}
+
+Response IdempotentRequest::finish(Response handler_response) {
+  if (!db_.request_open()) {
+    if (state_ == State::kPending && is_2xx(handler_response.status)) {
+      // The route opted in, but its handler does not authenticate through
+      // common/auth.cc: nothing was claimed or stored.
+      log_error("Idempotency-Key ignored: the handler never checked the session through auth.h");
+    }
+    return handler_response;
+  }
+  if (state_ == State::kDone && replay_) {  // after_auth() gave the stored answer
+    db_.rollback_request();
+    return std::move(*replay_);
+  }
+  if (state_ != State::kProceeding || !is_2xx(handler_response.status) || db_.request_failed()) {
+    if (db_.request_failed() && is_2xx(handler_response.status)) {
+      log_warn("keyed request answered %d after rolling back its transaction: not stored",
+               handler_response.status);
+    }
+    db_.rollback_request();
+    return handler_response;
+  }
+  DbResult committed =
+      db_.commit_request({{&kStore,
+                           {tenant_id_, user_id_, key_, request_hash_, handler_response.status,
+                            headers_text(handler_response), handler_response.body}}});
+  if (!committed.ok()) return errors::database(committed.error(), options_.style);
+  return handler_response;
+}
+
+}  // namespace ca

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace ca {
@@ -177,6 +178,78 @@ std::optional<std::string> json_duplicate_key(const cJSON* value) {
     if (auto key = json_duplicate_key(child)) return key;
   }
   return std::nullopt;
+}
+
+namespace {
+
+bool number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
+// True for a number literal (valid JSON) that is not zero but converts to a
+// magnitude below the smallest normal double.
+bool below_normal_range(std::string_view literal) {
+  size_t exponent = literal.find_first_of("eE");
+  if (exponent == std::string_view::npos && literal.size() <= 300) return false;
+  std::string_view mantissa = literal.substr(0, exponent);
+  if (mantissa.find_first_of("123456789") == std::string_view::npos) return false;  // a zero
+  std::string text(literal);
+  double v = std::strtod(text.c_str(), nullptr);
+  return std::fabs(v) < std::numeric_limits<double>::min();
+}
+
+// Sets to NaN the numbers of `value` whose ordinals (in document order,
+// ascending) are in marks[*next..]; `seen` counts the numbers passed.
+void mark_numbers(cJSON* value, const std::vector<size_t>& marks, size_t* next, size_t* seen) {
+  if (cJSON_IsNumber(value)) {
+    if (*next < marks.size() && marks[*next] == *seen) {
+      value->valuedouble = std::numeric_limits<double>::quiet_NaN();
+      value->valueint = 0;
+      ++*next;
+    }
+    ++*seen;
+    return;
+  }
+  for (cJSON* child = value->child; child != nullptr && *next < marks.size(); child = child->next) {
+    mark_numbers(child, marks, next, seen);
+  }
+}
+
+}  // namespace
+
+JsonTextFault json_check_text(std::string_view text, cJSON* value) {
+  std::vector<size_t> tiny;  // ordinals of the numbers below the normal range
+  size_t numbers = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (static_cast<unsigned char>(c) < 0x20) {
+      if (c == '\0') return JsonTextFault::kNul;
+      if (in_string || (c != '\t' && c != '\n' && c != '\r')) {
+        return JsonTextFault::kControlCharacter;
+      }
+    } else if (in_string) {
+      if (c == '\\') {
+        if (text.substr(i + 1, 5) == "u0000") return JsonTextFault::kNul;
+        ++i;  // the escaped character (an escaped quote does not end the string)
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      // Outside strings, only numbers hold these (true, false, null do not).
+      size_t start = i;
+      while (i + 1 < text.size() && number_char(text[i + 1])) ++i;
+      if (below_normal_range(text.substr(start, i + 1 - start))) tiny.push_back(numbers);
+      ++numbers;
+    }
+  }
+  if (!tiny.empty() && value != nullptr) {
+    size_t next = 0, seen = 0;
+    mark_numbers(value, tiny, &next, &seen);
+  }
+  return JsonTextFault::kNone;
 }
 
 bool json_numbers_finite(const cJSON* value) {

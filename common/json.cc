@@ -186,6 +186,36 @@ bool number_char(char c) {
   return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
 }
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// RFC 8259 §6: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+bool number_grammar(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
 // True for a number literal (valid JSON) that is not zero but converts to a
 // magnitude below the smallest normal double.
 bool below_normal_range(std::string_view literal) {
@@ -230,8 +260,20 @@ JsonTextFault json_check_text(std::string_view text, cJSON* value) {
       }
     } else if (in_string) {
       if (c == '\\') {
-        if (text.substr(i + 1, 5) == "u0000") return JsonTextFault::kNul;
-        ++i;  // the escaped character (an escaped quote does not end the string)
+        const char e = i + 1 < text.size() ? text[i + 1] : '\0';
+        if (e == 'u') {
+          if (i + 5 >= text.size() || !is_hex(text[i + 2]) || !is_hex(text[i + 3]) ||
+              !is_hex(text[i + 4]) || !is_hex(text[i + 5])) {
+            return JsonTextFault::kInvalid;
+          }
+          if (text.substr(i + 2, 4) == "0000") return JsonTextFault::kNul;
+          i += 5;
+        } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
+                   e == 'r' || e == 't') {
+          ++i;  // (an escaped quote does not end the string)
+        } else {
+          return JsonTextFault::kInvalid;
+        }
       } else if (c == '"') {
         in_string = false;
       }
@@ -241,7 +283,9 @@ JsonTextFault json_check_text(std::string_view text, cJSON* value) {
       // Outside strings, only numbers hold these (true, false, null do not).
       size_t start = i;
       while (i + 1 < text.size() && number_char(text[i + 1])) ++i;
-      if (below_normal_range(text.substr(start, i + 1 - start))) tiny.push_back(numbers);
+      std::string_view literal = text.substr(start, i + 1 - start);
+      if (!number_grammar(literal)) return JsonTextFault::kInvalid;
+      if (below_normal_range(literal)) tiny.push_back(numbers);
       ++numbers;
     }
   }

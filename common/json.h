@@ -82,6 +82,7 @@ enum class JsonTextFault {
   kNone,
   kNul,               // a NUL, raw or as the escape \u0000
   kControlCharacter,  // another raw control character where RFC 8259 forbids it
+  kInvalid,           // an escape or a number RFC 8259 does not define
 };
 
 // One pass over `text`, from which json_parse() made `value`, for what cJSON
@@ -90,7 +91,11 @@ enum class JsonTextFault {
 //    "ab" (and PostgreSQL text cannot hold a NUL either);
 //  - kControlCharacter: a raw U+0001-U+001F inside a string (RFC 8259 §7
 //    requires them escaped), or outside strings one other than tab, LF and
-//    CR (§2), which cJSON skips as white space.
+//    CR (§2), which cJSON skips as white space;
+//  - kInvalid: an escape other than \" \\ \/ \b \f \n \r \t \uXXXX (cJSON
+//    reads "\uZZZZ" as U+0000, which cuts the string short: found by
+//    tests/fuzz/body_fuzz.cc), or a number outside RFC 8259 §6's grammar
+//    (cJSON hands strtod "01", "1." and "-.5").
 // With no fault, it also marks as NaN every number of `value` whose literal
 // is not zero but whose magnitude is below the smallest normal double
 // (2.2250738585072014e-308): 1e-400 would arrive as 0, and 1e-320 as a

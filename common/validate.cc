@@ -205,6 +205,8 @@ Result<Json> parse_json_object(const Request& req) {
   switch (json_check_text(req.body, body.get())) {
     case JsonTextFault::kNone:
       break;
+    case JsonTextFault::kInvalid:
+      return errors::bad_request("Request body must be a JSON object");
     case JsonTextFault::kNul:
       return errors::bad_request("Request body must not contain NUL characters (\\u0000)");
     case JsonTextFault::kControlCharacter:

@@ -555,6 +555,37 @@ TEST(ParseJsonObjectTest, RefusesRawControlCharactersWith400) {
   EXPECT_EQ(json_get_str(escaped.value().get(), "a").value_or(""), "\x01\t\n\x1f\"\\");
 }
 
+// Found by tests/fuzz/body_fuzz.cc: cJSON reads an escape "\u" without four
+// hex digits as U+0000 ("ab\uZZZZcd" was stored as "ab"), and hands
+// numbers to strtod, which takes "01", "1." and "-.5". None is JSON.
+TEST(ParseJsonObjectTest, RefusesEscapesAndNumbersCjsonTakesButJsonDoesNot) {
+  const std::vector<std::string> bodies = {
+      R"({"name":"ab\uZZZZcd"})",
+      R"({"name":"\u12xy"})",
+      R"({"name":"\u00e g"})",
+      R"({"\u]0e9":1})",
+      R"({"a":01})",
+      R"({"a":-01})",
+      R"({"a":1.})",
+      R"({"a":-.5})",
+      R"({"a":1.e5})",
+      R"({"a":[1,2.]})",
+      // The fuzzer's input: a raw NUL hidden inside a bad \u escape.
+      std::string("{\"d\":\"\\u]0e9\\u\\\0@d8ude00\"}", 26),
+  };
+  for (const std::string& body : bodies) {
+    EXPECT_TRUE(json_parse(body) != nullptr) << "cJSON refuses it already: " << body;
+    auto r = parse_json_object(with_body(body));
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.error().status, 400) << body;
+    EXPECT_EQ(r.error().body, R"({"error":"Request body must be a JSON object"})") << body;
+  }
+  for (const char* body : {R"({"a":-0,"b":0.5e-3,"c":1E+2,"d":10,"e":-1.25E-2})",
+                           R"({"s":"\u00e9\u00C9\/\b\f\n\r\t\"\\"})"}) {
+    EXPECT_TRUE(parse_json_object(with_body(body)).ok()) << body;
+  }
+}
+
 // Issue 27: 1e-400 converts to 0 (and 1e-320 to a subnormal with digits
 // lost): a nonzero literal below the smallest normal double is out of range,
 // refused like 1e400, wherever it is.

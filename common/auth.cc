@@ -107,7 +107,8 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     if (!r.ok()) {
       // The read was not run.
       if (r.error().sqlstate == kNoSessionState) return errors::unauthenticated();
-      if (r.error().sqlstate != kNotMemberState) return errors::database(r.error());
+      if (r.error().sqlstate != kNotMemberState)
+        return errors::database(r.error(), ctx.error_style);
       return out;  // not a member: 403
     }
     // The session matched the token's subject.
@@ -118,7 +119,7 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     return out;
   }
   DbResult r = ctx.db.exec(kAuthenticate, {claims.jti, claims.sub, tenant_id});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return errors::database(r.error(), ctx.error_style);
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
   if (!r->is_null(0, 1)) {
@@ -202,7 +203,7 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min
     // With the tenant in the path, no such tenant is a 404, not a 403: one
     // more round trip, on the refusal path only.
     DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
-    if (!exists.ok()) return errors::database(exists.error());
+    if (!exists.ok()) return errors::database(exists.error(), ctx.error_style);
     if (!exists->boolean(0, 0)) return errors::not_found("Tenant not found");
   }
   return check_role(l, min_role);
@@ -215,7 +216,7 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id) {
   c.iat = std::time(nullptr);
   c.exp = c.iat + ctx.config.token_ttl_seconds;
   DbResult r = ctx.db.exec(kCreateSession, {c.jti, user_id, c.exp});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return errors::database(r.error(), ctx.error_style);
   // Deactivated since its password was checked: no session, as for a wrong password.
   if (r->affected() == 0) return Response::error(401, "Invalid credentials");
   return jwt_sign(c, ctx.config.token_secret);
@@ -223,7 +224,7 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id) {
 
 Result<bool> revoke_session(Ctx& ctx, const Principal& who) {
   DbResult r = ctx.db.exec(kRevokeSession, {who.session_id});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return errors::database(r.error(), ctx.error_style);
   return true;
 }
 

@@ -23,6 +23,9 @@ struct Ctx {
   const Request& req;
   Db& db;
   const Config& config;
+  // The route's style: the shape of the 500 and 503 that the shared layers
+  // (authentication, tenant resolution) answer for this endpoint.
+  ErrorStyle error_style = ErrorStyle::kPlain;
 };
 
 using Handler = Response (*)(Ctx&);
@@ -31,11 +34,16 @@ struct Route {
   const char* method;
   const char* pattern;
   Handler handler;
+  // How this endpoint's errors are shaped where the shapes differ (500, 503:
+  // orders answer {success:false, message}); 400/401/403 are {error} on every
+  // endpoint (docs/openapi.yaml).
+  ErrorStyle error_style = ErrorStyle::kPlain;
 };
 
 struct RouteMatch {
   enum Kind { kFound, kNotFound, kMethodNotAllowed } kind = kNotFound;
   Handler handler = nullptr;
+  ErrorStyle error_style = ErrorStyle::kPlain;
   std::vector<int64_t> params;
   std::string allow;  // for kMethodNotAllowed: "GET, POST"
 };

@@ -135,11 +135,11 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
     return Response::error(405, "Method not allowed").header("Allow", m.allow);
   }
   req.params = std::move(m.params);
-  Ctx ctx{req, db, config};
+  Ctx ctx{req, db, config, m.error_style};
   try {
     return m.handler(ctx);
   } catch (const std::exception& e) {
-    return errors::internal(std::string("unhandled exception: ") + e.what());
+    return errors::internal(std::string("unhandled exception: ") + e.what(), m.error_style);
   }
 }
 

@@ -1,15 +1,19 @@
 // commerce-admin-orders: orders (create, read, list, status) and the caller's addresses.
+#include "order_json.h"
 #include "orders.h"
 #include "serve.h"
 
 int main(int argc, char** argv) {
-  return ca::serve_main(argc, argv, "commerce-admin-orders",
-                        {
-                            {"GET", "/api/v2/admin/addresses", ca::addresses_list},
-                            {"POST", "/api/v2/admin/addresses", ca::addresses_create},
-                            {"GET", "/api/v2/admin/orders", ca::orders_list},
-                            {"POST", "/api/v2/admin/orders", ca::orders_create},
-                            {"GET", "/api/v2/admin/orders/{id}", ca::orders_read},
-                            {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status},
-                        });
+  return ca::serve_main(
+      argc, argv, "commerce-admin-orders",
+      {
+          {"GET", "/api/v2/admin/addresses", ca::addresses_list},
+          {"POST", "/api/v2/admin/addresses", ca::addresses_create},
+          // Every error of an orders operation, the session check's 500 and
+          // 503 included, is {success:false, ...} (docs/openapi.yaml).
+          {"GET", "/api/v2/admin/orders", ca::orders_list, ca::kOrderStyle},
+          {"POST", "/api/v2/admin/orders", ca::orders_create, ca::kOrderStyle},
+          {"GET", "/api/v2/admin/orders/{id}", ca::orders_read, ca::kOrderStyle},
+          {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status, ca::kOrderStyle},
+      });
 }

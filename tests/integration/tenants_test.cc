@@ -404,9 +404,10 @@ TEST(TenantsTest, SettingsNumbersBeyondADoubleAre422) {
   std::string admin = admin_token();
   int64_t t = create_tenant(admin, unique("Huge numbers"));
   ASSERT_EQ(update(admin, t, R"({"settings":{"keep":1}})").status, 200);
-  HttpResponse r = update(admin, t, R"({"settings":{"big":1e400,"deep":{"x":[1,-1e999]},)"
-                                    R"("fine":1e308,"tiny":1e-400,"sub":[-1e-320],)"
-                                    R"("zero":-0.0e-999,"least":2.2250738585072014e-308}})");
+  HttpResponse r = update(admin, t,
+                          R"({"settings":{"big":1e400,"deep":{"x":[1,-1e999]},)"
+                          R"("fine":1e308,"tiny":1e-400,"sub":[-1e-320],)"
+                          R"("zero":-0.0e-999,"least":2.2250738585072014e-308}})");
   EXPECT_EQ(r.status, 422);
   EXPECT_TRUE(json_eq(r.json.get(), invalid(R"({
       "settings.big":["The settings.big field must not hold a number beyond 1.8e308, or a nonzero one below 2.2250738585072014e-308 in magnitude."],

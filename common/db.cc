@@ -1,6 +1,5 @@
 #include "db.h"
 
-#include <poll.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -161,26 +160,6 @@ bool Db::ensure_connected() {
   return true;
 }
 
-// An idle connection never has input waiting: when its socket is readable,
-// the server has said its last words (a shutdown or restart ends each
-// backend with a FATAL message, then closes the socket) or the socket is
-// closed. (A ParameterStatus after a configuration reload would look the
-// same; it costs a reconnect.) libpq only notices when the next statement
-// fails, which for a write is a failed request (503) per idle connection
-// after every restart of the server. One poll(), only before statements
-// that are not retried.
-void Db::drop_if_server_closed() {
-  if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK ||
-      PQtransactionStatus(conn_) != PQTRANS_IDLE) {
-    return;
-  }
-  pollfd p{PQsocket(conn_), POLLIN, 0};
-  if (poll(&p, 1, 0) == 1) {
-    log_info("database connection closed by the server while idle: reconnecting");
-    disconnect();
-  }
-}
-
 bool Db::in_transaction() const {
   return conn_ != nullptr && PQtransactionStatus(conn_) != PQTRANS_IDLE;
 }
@@ -284,10 +263,9 @@ static bool read_only(const char* sql) {
 }
 
 std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {
+  std::vector<DbResult> r = run_pipeline(queries);
   bool retry_safe = !tx_open_;
   for (const Query& q : queries) retry_safe = retry_safe && read_only(q.stmt->sql);
-  if (!retry_safe) drop_if_server_closed();
-  std::vector<DbResult> r = run_pipeline(queries);
   if (retry_safe && !r.empty() && !r[0].ok() && r[0].error().kind == DbErrorKind::kConnection) {
     disconnect();
     r = run_pipeline(queries);
@@ -321,7 +299,6 @@ DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
                    "not started: it could still be running at the request's time limit", ""};
   }
   bool retry_safe = autocommit && reads;
-  if (autocommit && !reads) drop_if_server_closed();
   DbResult r = run(stmt, params);
   if (!r.ok() && r.error().kind == DbErrorKind::kConnection && retry_safe) {
     // The server restarted or the connection broke: one fresh try.
@@ -340,7 +317,6 @@ DbResult Db::exec_sql(const char* sql) {
 }
 
 Transaction::Transaction(Db& db) : db_(db) {
-  db_.drop_if_server_closed();
   DbResult r = db_.exec_sql("BEGIN");
   began_ = r.ok();
   if (!began_) begin_error_ = r.error();

@@ -130,9 +130,7 @@ class Db {
   // Runs a named prepared statement. Outside a transaction a plain SELECT
   // that fails because the connection was lost is retried once on a new
   // connection (a server restart costs no request). A write is never
-  // retried: its reply may be what was lost, and running it twice is worse;
-  // but one is not sent on a connection the server is known to have closed
-  // (after a restart, every idle connection is), it goes on a new one.
+  // retried: its reply may be what was lost, and running it twice is worse.
   DbResult exec(const Statement& stmt, const std::vector<Param>& params = {});
 
   // Runs several statements in one round trip (libpq pipeline mode) and
@@ -169,10 +167,6 @@ class Db {
   std::vector<DbResult> run_pipeline(const std::vector<Query>& queries);
   DbResult check(PGresult* raw);
   void disconnect();
-  // Before a statement that is not retried (a write, BEGIN): drops an idle
-  // connection the server has closed, so that ensure_connected() opens a new
-  // one instead of the statement failing on it.
-  void drop_if_server_closed();
 
   friend class Transaction;
 

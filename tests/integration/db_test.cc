@@ -81,49 +81,5 @@ TEST(DbTimeouts, AWriteThatCouldEndPastTheDeadlineIsNotStarted) {
   sql("DROP TABLE " + table);
 }
 
-// Ends `db`'s backend from another session (as a server shutdown or restart
-// ends them all) and waits until it is gone.
-void terminate_backend(Db& db) {
-  DbResult pid = db.exec_sql("SELECT pg_backend_pid()");
-  ASSERT_TRUE(pid.ok());
-  std::string id = pid->str(0, 0);
-  ASSERT_EQ(sql("SELECT pg_terminate_backend(" + id + ")"), (std::vector<std::string>{"t"}));
-  for (int i = 0; i < 100; ++i) {
-    if (sql("SELECT count(*) FROM pg_stat_activity WHERE pid = " + id) ==
-        std::vector<std::string>{"0"}) {
-      return;
-    }
-    usleep(20'000);
-  }
-  FAIL() << "backend " << id << " did not end";
-}
-
-// Issue 27: after PostgreSQL came back, reads were retried on a new
-// connection, but the first write or BEGIN on each connection that had sat
-// idle through the restart failed (503). An idle connection the server has
-// closed is now dropped before a statement that cannot be retried.
-TEST(DbReconnect, AWriteOrTransactionOnAConnectionTheServerClosedGoesOnANewOne) {
-  std::string table = "db_test_r_" + std::to_string(::getpid());
-  ASSERT_TRUE(sql("CREATE TABLE " + table + " (n integer)").empty());
-  std::string insert_sql = "INSERT INTO " + table + " VALUES (1)";
-  Statement insert{"db_test_reconnect_insert", insert_sql.c_str()};
-  Db db(conninfo());
-  ASSERT_TRUE(db.exec(insert).ok());
-
-  terminate_backend(db);
-  DbResult write = db.exec(insert);
-  EXPECT_TRUE(write.ok()) << (write.ok() ? "" : write.error().message);
-
-  terminate_backend(db);
-  {
-    Transaction tx(db);
-    EXPECT_TRUE(tx.began()) << (tx.began() ? "" : tx.begin_error().message);
-    EXPECT_TRUE(db.exec(insert).ok());
-    EXPECT_TRUE(tx.commit().ok());
-  }
-  EXPECT_EQ(sql("SELECT count(*) FROM " + table), (std::vector<std::string>{"3"}));
-  sql("DROP TABLE " + table);
-}
-
 }  // namespace
 }  // namespace ca::test

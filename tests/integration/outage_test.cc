@@ -149,10 +149,10 @@ TEST(DatabaseOutage, EveryEndpointAnswers503InItsOwnShapeAndServesAgainAfter) {
 
   // Every group reads again with the token issued before the outage (its
   // session survived), and writes go through on connections that sat idle
-  // through the restart: each handler process keeps several, and a write is
-  // never retried, so every one of these must land on a live connection.
-  // (Concurrent, to use every connection of the group, and more writes than
-  // it has connections.)
+  // through the restart: a write is never retried, but each request's first
+  // statement is the session check, a read, which is retried on a new
+  // connection when the old one turns out dead. (Concurrent, to use every
+  // connection of the group, and more writes than it has connections.)
   std::string t = to_string(tenant);
   Call scoped{.token = token, .tenant = t};
   for (const auto& [path, header] :

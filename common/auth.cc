@@ -129,7 +129,8 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     if (!r.ok()) {
       // The read was not run.
       if (r.error().sqlstate == kNoSessionState) return errors::unauthenticated();
-      if (r.error().sqlstate != kNotMemberState) return errors::database(r.error());
+      if (r.error().sqlstate != kNotMemberState)
+        return errors::database(r.error(), ctx.error_style);
       return out;  // not a member: 403
     }
     // The session matched the token's subject.
@@ -145,7 +146,7 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
   DbResult r = claim && ctx.idempotency != nullptr
                    ? ctx.idempotency->check_and_claim(check, claims.sub, tenant_id.value_or(0))
                    : ctx.db.exec(kAuthenticate, check.params);
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return errors::database(r.error(), ctx.error_style);
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
   if (!r->is_null(0, 1)) {
@@ -239,7 +240,7 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min
     // With the tenant in the path, no such tenant is a 404, not a 403: one
     // more round trip, on the refusal path only.
     DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
-    if (!exists.ok()) return errors::database(exists.error());
+    if (!exists.ok()) return errors::database(exists.error(), ctx.error_style);
     if (!exists->boolean(0, 0)) return errors::not_found("Tenant not found");
   }
   return check_role(ctx, l, min_role);
@@ -257,7 +258,7 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
   if (also) queries.push_back(std::move(*also));
   std::vector<DbResult> r = ctx.db.pipeline(queries);
   for (DbResult& each : r) {
-    if (!each.ok()) return errors::database(each.error());
+    if (!each.ok()) return errors::database(each.error(), ctx.error_style);
   }
   // Deactivated since its password was checked: no session, as for a wrong password.
   if (r[0]->affected() == 0) return Response::error(401, "Invalid credentials");
@@ -266,7 +267,7 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
 
 Result<bool> revoke_session(Ctx& ctx, const Principal& who) {
   DbResult r = ctx.db.exec(kRevokeSession, {who.session_id});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return errors::database(r.error(), ctx.error_style);
   return true;
 }
 

@@ -16,11 +16,7 @@
 
 namespace ca {
 
-// Which family of body shapes an endpoint uses.
-enum class ErrorStyle {
-  kPlain,    // {error} / {message, errors}
-  kSuccess,  // {success:false, message} / {success:false, errors}
-};
+// ErrorStyle (http.h): which family of body shapes an endpoint uses.
 
 // Field-level validation errors, collected so every failing field is reported.
 class FieldErrors {

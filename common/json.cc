@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace ca {
@@ -177,6 +178,122 @@ std::optional<std::string> json_duplicate_key(const cJSON* value) {
     if (auto key = json_duplicate_key(child)) return key;
   }
   return std::nullopt;
+}
+
+namespace {
+
+bool number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// RFC 8259 §6: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+bool number_grammar(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+// True for a number literal (valid JSON) that is not zero but converts to a
+// magnitude below the smallest normal double.
+bool below_normal_range(std::string_view literal) {
+  size_t exponent = literal.find_first_of("eE");
+  if (exponent == std::string_view::npos && literal.size() <= 300) return false;
+  std::string_view mantissa = literal.substr(0, exponent);
+  if (mantissa.find_first_of("123456789") == std::string_view::npos) return false;  // a zero
+  std::string text(literal);
+  double v = std::strtod(text.c_str(), nullptr);
+  return std::fabs(v) < std::numeric_limits<double>::min();
+}
+
+// Sets to NaN the numbers of `value` whose ordinals (in document order,
+// ascending) are in marks[*next..]; `seen` counts the numbers passed.
+void mark_numbers(cJSON* value, const std::vector<size_t>& marks, size_t* next, size_t* seen) {
+  if (cJSON_IsNumber(value)) {
+    if (*next < marks.size() && marks[*next] == *seen) {
+      value->valuedouble = std::numeric_limits<double>::quiet_NaN();
+      value->valueint = 0;
+      ++*next;
+    }
+    ++*seen;
+    return;
+  }
+  for (cJSON* child = value->child; child != nullptr && *next < marks.size(); child = child->next) {
+    mark_numbers(child, marks, next, seen);
+  }
+}
+
+}  // namespace
+
+JsonTextFault json_check_text(std::string_view text, cJSON* value) {
+  std::vector<size_t> tiny;  // ordinals of the numbers below the normal range
+  size_t numbers = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (static_cast<unsigned char>(c) < 0x20) {
+      if (c == '\0') return JsonTextFault::kNul;
+      if (in_string || (c != '\t' && c != '\n' && c != '\r')) {
+        return JsonTextFault::kControlCharacter;
+      }
+    } else if (in_string) {
+      if (c == '\\') {
+        const char e = i + 1 < text.size() ? text[i + 1] : '\0';
+        if (e == 'u') {
+          if (i + 5 >= text.size() || !is_hex(text[i + 2]) || !is_hex(text[i + 3]) ||
+              !is_hex(text[i + 4]) || !is_hex(text[i + 5])) {
+            return JsonTextFault::kInvalid;
+          }
+          if (text.substr(i + 2, 4) == "0000") return JsonTextFault::kNul;
+          i += 5;
+        } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' ||
+                   e == 'r' || e == 't') {
+          ++i;  // (an escaped quote does not end the string)
+        } else {
+          return JsonTextFault::kInvalid;
+        }
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      // Outside strings, only numbers hold these (true, false, null do not).
+      size_t start = i;
+      while (i + 1 < text.size() && number_char(text[i + 1])) ++i;
+      std::string_view literal = text.substr(start, i + 1 - start);
+      if (!number_grammar(literal)) return JsonTextFault::kInvalid;
+      if (below_normal_range(literal)) tiny.push_back(numbers);
+      ++numbers;
+    }
+  }
+  if (!tiny.empty() && value != nullptr) {
+    size_t next = 0, seen = 0;
+    mark_numbers(value, tiny, &next, &seen);
+  }
+  return JsonTextFault::kNone;
 }
 
 bool json_numbers_finite(const cJSON* value) {

@@ -72,8 +72,38 @@ bool json_is_integer(const cJSON* value, int64_t* out);
 
 // False when `value` holds, at any depth, a number the parser could not
 // represent: one beyond the range of a double (1e400) arrives as infinity,
-// and would be printed back as null.
+// and would be printed back as null; one below it arrives as NaN when
+// json_check_text() marked it (1e-400).
 bool json_numbers_finite(const cJSON* value);
+
+// What json_check_text() finds in a text cJSON accepted but RFC 8259 (or
+// storage) does not.
+enum class JsonTextFault {
+  kNone,
+  kNul,               // a NUL, raw or as the escape \u0000
+  kControlCharacter,  // another raw control character where RFC 8259 forbids it
+  kInvalid,           // an escape or a number RFC 8259 does not define
+};
+
+// One pass over `text`, from which json_parse() made `value`, for what cJSON
+// lets through:
+//  - kNul: cJSON keeps strings as C strings, so "ab\u0000cd" would become
+//    "ab" (and PostgreSQL text cannot hold a NUL either);
+//  - kControlCharacter: a raw U+0001-U+001F inside a string (RFC 8259 §7
+//    requires them escaped), or outside strings one other than tab, LF and
+//    CR (§2), which cJSON skips as white space;
+//  - kInvalid: an escape other than \" \\ \/ \b \f \n \r \t \uXXXX (cJSON
+//    reads "\uZZZZ" as U+0000, which cuts the string short: found by
+//    tests/fuzz/body_fuzz.cc), or a number outside RFC 8259 §6's grammar
+//    (cJSON hands strtod "01", "1." and "-.5").
+// With no fault, it also marks as NaN every number of `value` whose literal
+// is not zero but whose magnitude is below the smallest normal double
+// (2.2250738585072014e-308): 1e-400 would arrive as 0, and 1e-320 as a
+// subnormal that has lost digits. Like 1e400 (infinity), such a number is
+// then refused wherever a finite one is required (json_numbers_finite(),
+// BodyReader). Literals of up to 300 characters without an exponent cannot
+// be that small, so only the others are converted a second time.
+JsonTextFault json_check_text(std::string_view text, cJSON* value);
 
 // The first member name that some object in `value` (at any depth) holds
 // twice, or nullopt. Which of two equal names a reader sees differs between

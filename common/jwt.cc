@@ -26,6 +26,15 @@ std::string base64url_encode(std::string_view bytes) {
 }
 
 std::optional<std::string> base64url_decode(std::string_view text) {
+  // libsodium's decoder compares characters in constant time on their
+  // sign-extended value, and reads every byte of 0x80 or more as '_'
+  // ("\xff" decodes as "_"): the alphabet is checked here first, so that a
+  // byte string has one encoding only (found by tests/fuzz/jwt_fuzz.cc).
+  for (char c : text) {
+    bool alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
+    if (!alphabet) return std::nullopt;
+  }
   std::string out(text.size(), '\0');
   size_t len = 0;
   const char* end = nullptr;

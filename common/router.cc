@@ -64,6 +64,7 @@ RouteMatch Router::match(std::string_view method, std::string_view path) const {
       m.kind = RouteMatch::kFound;
       m.handler = c.route.handler;
       m.idempotent = c.route.idempotent;
+      m.error_style = c.route.error_style;
       m.params = std::move(params);
       return m;
     }

@@ -25,24 +25,40 @@ struct Ctx {
   const Request& req;
   Db& db;
   const Config& config;
+  // The route's style: the shape of the 500 and 503 that the shared layers
+  // (authentication, tenant resolution) answer for this endpoint.
+  ErrorStyle error_style = ErrorStyle::kPlain;
   // Set on a keyed request of a route that takes Idempotency-Key (for auth.h).
   IdempotentRequest* idempotency = nullptr;
 };
 
 using Handler = Response (*)(Ctx&);
 
+// A row of a handler's route table: `{method, pattern, handler}`, optionally
+// with the endpoint's error style (`ca::kOrderStyle`) or, for a route that
+// takes Idempotency-Key, `ca::kIdempotent` / `ca::Idempotent{style}` (which
+// sets both: one style per endpoint).
 struct Route {
+  Route(const char* m, const char* p, Handler h, ErrorStyle style = ErrorStyle::kPlain)
+      : method(m), pattern(p), handler(h), error_style(style) {}
+  Route(const char* m, const char* p, Handler h, Idempotent keyed)
+      : method(m), pattern(p), handler(h), error_style(keyed.style), idempotent(keyed) {}
+
   const char* method;
   const char* pattern;
   Handler handler;
-  // Set: the route takes Idempotency-Key (common/idempotency.h), e.g.
-  // `ca::kIdempotent`, or `ca::Idempotent{ca::ErrorStyle::kSuccess}`.
+  // How this endpoint's errors are shaped where the shapes differ (500, 503:
+  // orders answer {success:false, message}); 400/401/403 are {error} on every
+  // endpoint (docs/openapi.yaml).
+  ErrorStyle error_style = ErrorStyle::kPlain;
+  // Set: the route takes Idempotency-Key (common/idempotency.h).
   std::optional<Idempotent> idempotent = std::nullopt;
 };
 
 struct RouteMatch {
   enum Kind { kFound, kNotFound, kMethodNotAllowed } kind = kNotFound;
   Handler handler = nullptr;
+  ErrorStyle error_style = ErrorStyle::kPlain;
   std::optional<Idempotent> idempotent;
   std::vector<int64_t> params;
   std::string allow;  // for kMethodNotAllowed: "GET, POST"

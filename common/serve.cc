@@ -135,7 +135,7 @@ Response call_handler(Handler handler, Ctx& ctx) {
   try {
     return handler(ctx);
   } catch (const std::exception& e) {
-    return errors::internal(std::string("unhandled exception: ") + e.what());
+    return errors::internal(std::string("unhandled exception: ") + e.what(), ctx.error_style);
   }
 }
 
@@ -146,7 +146,7 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
     return Response::error(405, "Method not allowed").header("Allow", m.allow);
   }
   req.params = std::move(m.params);
-  Ctx ctx{req, db, config};
+  Ctx ctx{req, db, config, m.error_style};
   if (m.idempotent && req.idempotency_key) {
     IdempotentRequest keyed(req, db, *m.idempotent);
     ctx.idempotency = &keyed;

@@ -196,27 +196,22 @@ Field<const cJSON*> BodyReader::array(const char* name, const PresenceRule& rule
   return f;
 }
 
-// True when a JSON text holds the escape \u0000. cJSON keeps strings as C
-// strings, so "ab\u0000cd" would silently become "ab" (and PostgreSQL text
-// cannot hold NUL anyway): such a body is refused instead. Backslashes only
-// occur inside strings, and an escaped backslash is skipped as a pair.
-static bool has_nul_escape(std::string_view text) {
-  for (size_t i = 0; i + 1 < text.size(); ++i) {
-    if (text[i] != '\\') continue;
-    if (text.substr(i + 1, 5) == "u0000") return true;
-    ++i;
-  }
-  return false;
-}
-
 Result<Json> parse_json_object(const Request& req) {
   if (!utf8_valid(req.body)) return errors::bad_request("Request body is not valid UTF-8");
   Json body = json_parse(req.body);
   if (!body || !cJSON_IsObject(body.get())) {
     return errors::bad_request("Request body must be a JSON object");
   }
-  if (req.body.find('\0') != std::string::npos || has_nul_escape(req.body)) {
-    return errors::bad_request("Request body must not contain NUL characters (\\u0000)");
+  switch (json_check_text(req.body, body.get())) {
+    case JsonTextFault::kNone:
+      break;
+    case JsonTextFault::kInvalid:
+      return errors::bad_request("Request body must be a JSON object");
+    case JsonTextFault::kNul:
+      return errors::bad_request("Request body must not contain NUL characters (\\u0000)");
+    case JsonTextFault::kControlCharacter:
+      return errors::bad_request(
+          "Request body is not valid JSON: control characters (U+0000-U+001F) must be escaped");
   }
   // {"title":"ok","title":5}: validation would read one and storage keep the other.
   if (json_duplicate_key(body.get())) {

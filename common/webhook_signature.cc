@@ -14,6 +14,13 @@ std::string base64_encode(std::string_view bytes) {
 }
 
 std::optional<std::string> base64_decode(std::string_view text) {
+  // libsodium reads every byte of 0x80 or more as '/' (see base64url_decode
+  // in jwt.cc): the alphabet is checked first.
+  for (char c : text) {
+    bool alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '+' || c == '/' || c == '=';
+    if (!alphabet) return std::nullopt;
+  }
   std::string out(text.size() / 4 * 3 + 3, '\0');
   size_t len = 0;
   const char* end = nullptr;

@@ -41,8 +41,11 @@ void apply_object(BodyReader& in, const char* name, std::optional<std::string>* 
   if (f.null) {
     out->reset();
   } else if (!json_numbers_finite(f.value)) {
-    // 1e400 parses as infinity and would be stored as null.
-    in.fail(name, "The " + std::string(name) + " field must not hold a number beyond 1.8e308.");
+    // 1e400 parses as infinity and would be stored as null; 1e-400 as 0
+    // (json_check_text() marks it NaN).
+    in.fail(name, "The " + std::string(name) +
+                      " field must not hold a number beyond 1.8e308, or a nonzero one "
+                      "below 2.2250738585072014e-308 in magnitude.");
   } else {
     *out = json_dump(f.value);
   }

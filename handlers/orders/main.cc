@@ -9,9 +9,11 @@ int main(int argc, char** argv) {
       {
           {"GET", "/api/v2/admin/addresses", ca::addresses_list},
           {"POST", "/api/v2/admin/addresses", ca::addresses_create, ca::kIdempotent},
-          {"GET", "/api/v2/admin/orders", ca::orders_list},
+          // Every error of an orders operation, the session check's 500 and
+          // 503 included, is {success:false, ...} (docs/openapi.yaml).
+          {"GET", "/api/v2/admin/orders", ca::orders_list, ca::kOrderStyle},
           {"POST", "/api/v2/admin/orders", ca::orders_create, ca::Idempotent{ca::kOrderStyle}},
-          {"GET", "/api/v2/admin/orders/{id}", ca::orders_read},
+          {"GET", "/api/v2/admin/orders/{id}", ca::orders_read, ca::kOrderStyle},
           {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status,
            ca::Idempotent{ca::kOrderStyle}},
       });

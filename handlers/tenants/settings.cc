@@ -57,8 +57,11 @@ void settings_validate(const cJSON* settings, FieldErrors& errs, SettingsPatch* 
         continue;
       }
     } else if (!json_numbers_finite(item)) {
-      // 1e400 parses as infinity and would be stored as null.
-      errs.add(field, "The " + field + " field must not hold a number beyond 1.8e308.");
+      // 1e400 parses as infinity and would be stored as null; 1e-400 as 0
+      // (json_check_text() marks it NaN).
+      errs.add(field, "The " + field +
+                          " field must not hold a number beyond 1.8e308, or a nonzero one "
+                          "below 2.2250738585072014e-308 in magnitude.");
       continue;
     }
     cJSON_AddItemToObject(patch->set.get(), key.c_str(), cJSON_Duplicate(item, true));

@@ -585,16 +585,16 @@ TEST(AnnouncementsCreate, PushDataAndAttachmentMetadataAreObjects) {
   EXPECT_TRUE(same_json(json_get(r["data"], "attachment_metadata"), "{}"));
 }
 
-// 1e400 parses as infinity, which would be stored as null: refused, on create
-// and on update, and nothing is written.
+// 1e400 parses as infinity, which would be stored as null, and -1e-999 as
+// 0: refused, on create and on update, and nothing is written.
 TEST(AnnouncementsCreate, NumbersBeyondADoubleInPushDataOrAttachmentMetadataAre422) {
   Tenant t = new_tenant();
   const char* expected = R"({
-      "push_data": ["The push_data field must not hold a number beyond 1.8e308."],
-      "attachment_metadata": ["The attachment_metadata field must not hold a number beyond 1.8e308."]})";
+      "push_data": ["The push_data field must not hold a number beyond 1.8e308, or a nonzero one below 2.2250738585072014e-308 in magnitude."],
+      "attachment_metadata": ["The attachment_metadata field must not hold a number beyond 1.8e308, or a nonzero one below 2.2250738585072014e-308 in magnitude."]})";
   std::string count = "SELECT count(*) FROM announcements WHERE tenant_id = " + to_string(t.id);
   HttpResponse r = post(t, kBase, R"({"title":"N","type":"info","status":"draft",
-      "push_data":{"k":1e400},"attachment_metadata":{"a":[{"b":-1e999}]}})");
+      "push_data":{"k":1e400},"attachment_metadata":{"a":[{"b":-1e-999}]}})");
   ASSERT_EQ(r.status, 422) << r.body;
   EXPECT_TRUE(same_json(r["errors"], expected)) << r.body;
   EXPECT_EQ(sql(count), (std::vector<std::string>{"0"}));

@@ -220,6 +220,55 @@ TEST(BodyTest, AKeyNamedTwiceInOneObjectIsRefusedWith400) {
   EXPECT_EQ(ok.status, 200) << ok.body;
 }
 
+// Issue 27: RFC 8259 requires control characters in strings escaped; cJSON
+// took them raw and they were stored. Now a 400 like any other invalid JSON,
+// and nothing is written. (The escaped forms are text like any other.)
+TEST(BodyTest, RawControlCharactersAreRefusedWith400) {
+  std::string token = admin_token();
+  std::string name = unique("Raw control");
+  const char* kRefused =
+      R"({"error":"Request body is not valid JSON: control characters (U+0000-U+001F) must be escaped"})";
+  for (const std::string& body :
+       {R"({"name":")" + name + "\x01\"}", R"({"name":")" + name + "\ttab\"}",
+        R"({"name":")" + name + "\nline\"}", "{\x1f\"name\":\"" + name + "\"}"}) {
+    HttpResponse r = http("POST", kTenants, {.token = token, .body = body});
+    EXPECT_EQ(r.status, 400) << testing::PrintToString(body);
+    EXPECT_EQ(r.body, kRefused) << testing::PrintToString(body);
+  }
+  EXPECT_EQ(sql("SELECT count(*) FROM tenants WHERE name LIKE '" + name + "%'"),
+            (std::vector<std::string>{"0"}));
+  // Found by tests/fuzz/body_fuzz.cc: cJSON read a \u escape without four hex
+  // digits as U+0000, so "ab\uZZZZcd" was stored as "ab".
+  HttpResponse bad_escape =
+      http("POST", kTenants, {.token = token, .body = R"({"name":"ab\uZZZZcd"})"});
+  EXPECT_EQ(bad_escape.status, 400);
+  EXPECT_EQ(bad_escape.body, R"({"error":"Request body must be a JSON object"})");
+  HttpResponse escaped =
+      http("POST", kTenants, {.token = token, .body = R"({"name":")" + name + R"(\u0001\ttab"})"});
+  EXPECT_EQ(escaped.status, 201) << escaped.body;
+  EXPECT_EQ(escaped.str("name"), name + "\x01\ttab");
+}
+
+// Issue 27: 1e-400 converts to 0 and was stored as a price of 0 with 201. A
+// nonzero number below a double's normal range is out of range, refused on
+// its key like 1e400; zero with any exponent is zero.
+TEST(BodyTest, NumbersBelowADoublesRangeAre422LikeInfinity) {
+  std::string token = admin_token();
+  Scope s = fresh_scope(token);
+  const std::string products = "/api/v2/admin/products";
+  for (const char* price : {"1e-400", "-1e-400", "4.9e-324", "1e-310"}) {
+    HttpResponse r =
+        http("POST", products, s.call(R"({"name":"Tiny","price":)" + std::string(price) + "}"));
+    expect_body(r, 422,
+                R"({"message":"The given data was invalid.",)"
+                R"("errors":{"price":["The price field must be a number."]}})");
+  }
+  EXPECT_EQ(sql("SELECT count(*) FROM products WHERE tenant_id = " + s.tid()),
+            (std::vector<std::string>{"0"}));
+  HttpResponse zero = http("POST", products, s.call(R"({"name":"Free","price":0e-400})"));
+  EXPECT_EQ(zero.status, 201) << zero.body;
+}
+
 TEST(BodyTest, BodyOver1MiBIs413Json) {
   std::string token = admin_token();
   std::string body = R"({"name":")" + std::string(2 << 20, 'a') + R"("})";

@@ -396,18 +396,24 @@ TEST(TenantsTest, TheSettingsLimitCountsCompactJson) {
             (std::vector<std::string>{"8369"}));
 }
 
-// A number beyond a double (1e400) would be stored as null: refused instead.
+// A number beyond a double (1e400) would be stored as null, and a nonzero one
+// below its normal range (1e-400, 1e-320) as 0 or with digits lost: refused
+// instead. Zero written with any exponent, and the smallest normal double, are
+// numbers like any other.
 TEST(TenantsTest, SettingsNumbersBeyondADoubleAre422) {
   std::string admin = admin_token();
   int64_t t = create_tenant(admin, unique("Huge numbers"));
   ASSERT_EQ(update(admin, t, R"({"settings":{"keep":1}})").status, 200);
-  HttpResponse r =
-      update(admin, t, R"({"settings":{"big":1e400,"deep":{"x":[1,-1e999]},"fine":1e308}})");
+  HttpResponse r = update(admin, t,
+                          R"({"settings":{"big":1e400,"deep":{"x":[1,-1e999]},)"
+                          R"("fine":1e308,"tiny":1e-400,"sub":[-1e-320],)"
+                          R"("zero":-0.0e-999,"least":2.2250738585072014e-308}})");
   EXPECT_EQ(r.status, 422);
-  EXPECT_TRUE(json_eq(
-      r.json.get(),
-      invalid(R"({"settings.big":["The settings.big field must not hold a number beyond 1.8e308."],
-                  "settings.deep":["The settings.deep field must not hold a number beyond 1.8e308."]})")))
+  EXPECT_TRUE(json_eq(r.json.get(), invalid(R"({
+      "settings.big":["The settings.big field must not hold a number beyond 1.8e308, or a nonzero one below 2.2250738585072014e-308 in magnitude."],
+      "settings.deep":["The settings.deep field must not hold a number beyond 1.8e308, or a nonzero one below 2.2250738585072014e-308 in magnitude."],
+      "settings.tiny":["The settings.tiny field must not hold a number beyond 1.8e308, or a nonzero one below 2.2250738585072014e-308 in magnitude."],
+      "settings.sub":["The settings.sub field must not hold a number beyond 1.8e308, or a nonzero one below 2.2250738585072014e-308 in magnitude."]})")))
       << r.body;
   EXPECT_EQ(sql("SELECT settings::text FROM tenants WHERE id = " + to_string(t)),
             (std::vector<std::string>{R"({"keep": 1})"}));

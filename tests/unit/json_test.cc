@@ -426,5 +426,26 @@ TEST(JsonNumbersFiniteTest, FindsANumberBeyondADoubleAtAnyDepth) {
   }
 }
 
+// json_check_text() finds the faults in document order and marks exactly the
+// numbers below a double's normal range, not those that look alike.
+TEST(JsonCheckTextTest, MarksOnlyTheNumbersBelowTheNormalRange) {
+  std::string text =
+      R"({"a":[1e-400,"1e-400",{"1e-400":0.0e-400},-5e-324,2.5e-308,3],"b":"\"1e-999",)"
+      R"("c":1.5e-400})";
+  Json v = json_parse(text);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(json_check_text(text, v.get()), JsonTextFault::kNone);
+  EXPECT_EQ(json_dump(v.get()), R"({"a":[null,"1e-400",{"1e-400":0},null,2.5e-308,3],)"
+                                R"("b":"\"1e-999","c":null})");
+}
+
+TEST(JsonCheckTextTest, FindsNulAndControlCharacters) {
+  EXPECT_EQ(json_check_text(R"({"a":"\u0000"})", nullptr), JsonTextFault::kNul);
+  EXPECT_EQ(json_check_text(std::string("{\"a\":\"\0\"}", 8), nullptr), JsonTextFault::kNul);
+  EXPECT_EQ(json_check_text("{\"a\":\"\x1f\"}", nullptr), JsonTextFault::kControlCharacter);
+  EXPECT_EQ(json_check_text("{\x0b}", nullptr), JsonTextFault::kControlCharacter);
+  EXPECT_EQ(json_check_text("{\t\"a\"\r\n:\"\\u0001\"}", nullptr), JsonTextFault::kNone);
+}
+
 }  // namespace
 }  // namespace ca

@@ -248,6 +248,28 @@ TEST_F(JwtTest, Base64urlDecodeRefusesMalformedInput) {
   EXPECT_FALSE(base64url_decode(std::string("Zm\0v", 4)));
 }
 
+// Found by tests/fuzz/jwt_fuzz.cc: libsodium alone reads every byte of 0x80
+// or more as '_', so "Zm\xff\xff" decoded as "Zm__" does ("fo\xff"): a
+// token had several spellings.
+TEST_F(JwtTest, Base64urlRefusesBytesOutsideTheAlphabet) {
+  EXPECT_EQ(base64url_decode("Zm__").value_or("?"), "fo\xff");
+  EXPECT_FALSE(base64url_decode("Zm\xff\xff"));
+  EXPECT_FALSE(base64url_decode("Zm_\x80"));
+  EXPECT_FALSE(base64url_decode("\xf4"));
+  // A token whose payload is spelled with such a byte, even correctly
+  // signed over that spelling, is refused.
+  // ("???" encodes as "Pz8_".)
+  std::string payload =
+      base64url_encode(R"({"sub":42,"jti":"5f0c7a52-3d1b-4c8e-9a6f-0123456789ab","iat":1799999990,)"
+                       R"("exp":1800003600,"p":"???"})");
+  std::string input = base64url_encode(kHs256) + "." + payload;
+  ASSERT_TRUE(jwt_verify(input + "." + base64url_encode(hmac(kSecret, input)), kSecret, kNow));
+  ASSERT_NE(payload.find('_'), std::string::npos);
+  payload[payload.find('_')] = '\xff';
+  input = base64url_encode(kHs256) + "." + payload;
+  EXPECT_FALSE(jwt_verify(input + "." + base64url_encode(hmac(kSecret, input)), kSecret, kNow));
+}
+
 TEST_F(JwtTest, RandomUuidIsVersion4TextAndUnique) {
   const std::regex kUuid("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
   std::set<std::string> seen;

@@ -40,6 +40,14 @@ TEST(RouterTest, LiteralPathMatchesByMethod) {
   EXPECT_EQ(post.handler, &create_h);
 }
 
+// The shared layers shape their 500 and 503 as the route declares (issue 27:
+// orders answered a database outage in the plain shape).
+TEST(RouterTest, MatchCarriesTheRoutesErrorStyle) {
+  Router r({{"GET", "/orders", list_h, ErrorStyle::kSuccess}, {"GET", "/addresses", list_h}});
+  EXPECT_EQ(r.match("GET", "/orders").error_style, ErrorStyle::kSuccess);
+  EXPECT_EQ(r.match("GET", "/addresses").error_style, ErrorStyle::kPlain);
+}
+
 TEST(RouterTest, IntegerParamsAreParsedInOrder) {
   Router r = make_router();
   RouteMatch one = r.match("GET", "/api/v2/admin/tenants/17");

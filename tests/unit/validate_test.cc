@@ -517,6 +517,108 @@ TEST(ParseJsonObjectTest, RefusesNulEscapesThatWouldTruncateStrings) {
   }
 }
 
+// Issue 27: cJSON takes raw control characters inside strings (RFC 8259 §7
+// requires them escaped) and skips any of them between tokens as white
+// space; they are refused like any other invalid JSON.
+TEST(ParseJsonObjectTest, RefusesRawControlCharactersWith400) {
+  const std::string refused =
+      R"({"error":"Request body is not valid JSON: control characters (U+0000-U+001F) must be escaped"})";
+  for (char c = 1; c < 0x20; ++c) {
+    const std::string in_string[] = {std::string("{\"name\":\"a") + c + "b\"}",
+                                     std::string("{\"k") + c + "\":1}"};
+    const std::string between_tokens[] = {std::string("{") + c + "}",
+                                          std::string("{\"a\":[1,") + c + "2]}"};
+    for (const std::string& body : in_string) {
+      auto r = parse_json_object(with_body(body));
+      ASSERT_FALSE(r.ok()) << static_cast<int>(c) << " " << body;
+      EXPECT_EQ(r.error().status, 400);
+      EXPECT_EQ(r.error().body, refused) << static_cast<int>(c) << " " << body;
+    }
+    for (const std::string& body : between_tokens) {
+      auto r = parse_json_object(with_body(body));
+      // Tab, LF and CR are white space there.
+      if (c == '\t' || c == '\n' || c == '\r') {
+        EXPECT_TRUE(r.ok()) << static_cast<int>(c) << " " << body;
+      } else {
+        ASSERT_FALSE(r.ok()) << static_cast<int>(c) << " " << body;
+        EXPECT_EQ(r.error().body, refused) << static_cast<int>(c) << " " << body;
+      }
+    }
+  }
+  // A raw NUL keeps its own message; escaped control characters and DEL are fine.
+  auto nul = parse_json_object(with_body(std::string("{\"a\":\"x\0y\"}", 11)));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.error().body,
+            R"j({"error":"Request body must not contain NUL characters (\\u0000)"})j");
+  auto escaped = parse_json_object(with_body(R"({"a":"\u0001\t\n\u001f\"\\","b":""})"));
+  ASSERT_TRUE(escaped.ok());
+  EXPECT_EQ(json_get_str(escaped.value().get(), "a").value_or(""), "\x01\t\n\x1f\"\\");
+}
+
+// Found by tests/fuzz/body_fuzz.cc: cJSON reads an escape "\u" without four
+// hex digits as U+0000 ("ab\uZZZZcd" was stored as "ab"), and hands
+// numbers to strtod, which takes "01", "1." and "-.5". None is JSON.
+TEST(ParseJsonObjectTest, RefusesEscapesAndNumbersCjsonTakesButJsonDoesNot) {
+  const std::vector<std::string> bodies = {
+      R"({"name":"ab\uZZZZcd"})",
+      R"({"name":"\u12xy"})",
+      R"({"name":"\u00e g"})",
+      R"({"\u]0e9":1})",
+      R"({"a":01})",
+      R"({"a":-01})",
+      R"({"a":1.})",
+      R"({"a":-.5})",
+      R"({"a":1.e5})",
+      R"({"a":[1,2.]})",
+      // The fuzzer's input: a raw NUL hidden inside a bad \u escape.
+      std::string("{\"d\":\"\\u]0e9\\u\\\0@d8ude00\"}", 26),
+  };
+  for (const std::string& body : bodies) {
+    EXPECT_TRUE(json_parse(body) != nullptr) << "cJSON refuses it already: " << body;
+    auto r = parse_json_object(with_body(body));
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.error().status, 400) << body;
+    EXPECT_EQ(r.error().body, R"({"error":"Request body must be a JSON object"})") << body;
+  }
+  for (const char* body : {R"({"a":-0,"b":0.5e-3,"c":1E+2,"d":10,"e":-1.25E-2})",
+                           R"({"s":"\u00e9\u00C9\/\b\f\n\r\t\"\\"})"}) {
+    EXPECT_TRUE(parse_json_object(with_body(body)).ok()) << body;
+  }
+}
+
+// Issue 27: 1e-400 converts to 0 (and 1e-320 to a subnormal with digits
+// lost): a nonzero literal below the smallest normal double is out of range,
+// refused like 1e400, wherever it is.
+TEST(ParseJsonObjectTest, NumbersBelowADoublesRangeAreRefusedLikeInfinity) {
+  auto r = parse_json_object(
+      with_body(R"({"tiny":1e-400,"neg":-1E-400,"sub":4.9e-324,"sub2":1e-310,"long":0.)" +
+                std::string(320, '0') +
+                R"(1,"deep":{"a":[1,{"b":2e-999}]},)"
+                R"("zero":0e-999,"nzero":-0.000e-500,"least":2.2250738585072014e-308,)"
+                R"("small":1e-300,"plain":0.5,"big":1e400,"s":"1e-400"})"));
+  ASSERT_TRUE(r.ok());
+  const cJSON* body = r.value().get();
+  FieldErrors errs;
+  BodyReader in(body, errs);
+  for (const char* k : {"tiny", "neg", "sub", "sub2", "long", "big"}) {
+    EXPECT_FALSE(in.number(k, {}).has_value()) << k;
+  }
+  EXPECT_FALSE(json_numbers_finite(json_get(body, "deep")));
+  EXPECT_FALSE(in.integer("tiny", {}).has_value());
+  EXPECT_EQ(in.number("zero", {}).value, 0.0);
+  EXPECT_EQ(in.number("nzero", {}).value, 0.0);
+  EXPECT_EQ(in.number("least", {}).value, 2.2250738585072014e-308);
+  EXPECT_EQ(in.number("small", {}).value, 1e-300);
+  EXPECT_EQ(in.number("plain", {}).value, 0.5);
+  EXPECT_EQ(json_get_str(body, "s").value_or(""), "1e-400");
+  EXPECT_EQ(
+      json_dump(errs.to_json().get()),
+      R"({"tiny":["The tiny field must be a number.","The tiny field must be an integer."],)"
+      R"("neg":["The neg field must be a number."],"sub":["The sub field must be a number."],)"
+      R"("sub2":["The sub2 field must be a number."],)"
+      R"("long":["The long field must be a number."],"big":["The big field must be a number."]})");
+}
+
 // --- pagination -------------------------------------------------------------------------------
 
 Request with_query(std::string query) {

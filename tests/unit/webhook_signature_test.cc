@@ -72,6 +72,9 @@ TEST_F(WebhookSignatureTest, Base64IsStandardWithPadding) {
   EXPECT_EQ(base64_decode("+/8="), std::string("\xfb\xff"));
   EXPECT_FALSE(base64_decode("-_8=").has_value());  // url-safe alphabet is not this one
   EXPECT_FALSE(base64_decode("Zg").has_value());    // padding is required
+  // libsodium alone reads every byte of 0x80 or more as '/'.
+  EXPECT_FALSE(base64_decode("+/\xff=").has_value());
+  EXPECT_FALSE(base64_decode("\x80\x80\x80\x80").has_value());
 }
 
 TEST_F(WebhookSignatureTest, MessageIdIsStablePerDelivery) {

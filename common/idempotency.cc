@@ -101,8 +101,9 @@ bool idempotency_key_valid(std::string_view key) {
   return true;
 }
 
-IdempotentRequest::IdempotentRequest(const Request& req, Db& db, Idempotent options)
-    : db_(db), options_(options) {
+IdempotentRequest::IdempotentRequest(const Request& req, Db& db, Idempotent options,
+                                     ErrorStyle server_style)
+    : db_(db), options_(options), server_style_(server_style) {
   if (!req.idempotency_key || !idempotency_key_valid(*req.idempotency_key)) {
     state_ = State::kMalformed;
     return;
@@ -147,7 +148,7 @@ Result<bool> IdempotentRequest::after_auth() {
       return errors::bad_request("Idempotency-Key must be 1 to 255 printable ASCII characters");
     case State::kClaimFailed:
       state_ = State::kDone;
-      return errors::database(*claim_error_, options_.style);
+      return errors::database(*claim_error_, server_style_);
     case State::kClaimed:
       state_ = State::kProceeding;
       return true;
@@ -191,7 +192,7 @@ Response IdempotentRequest::finish(Response handler_response) {
       db_.commit_request({{&kStore,
                            {tenant_id_, user_id_, key_, request_hash_, handler_response.status,
                             headers_text(handler_response), handler_response.body}}});
-  if (!committed.ok()) return errors::database(committed.error(), options_.style);
+  if (!committed.ok()) return errors::database(committed.error(), server_style_);
   return handler_response;
 }
 

@@ -41,8 +41,8 @@ namespace ca {
 struct Ctx;
 
 // Route::idempotent: the route takes Idempotency-Key. `style` is the shape
-// of the handler's own errors, for the ones this mechanism answers (422,
-// and a failed commit).
+// of the handler's own validation errors, for the 422 this mechanism
+// answers; its 500/503 take the route's error style (Route::error_style).
 struct Idempotent {
   ErrorStyle style = ErrorStyle::kPlain;
 };
@@ -57,8 +57,10 @@ bool idempotency_key_valid(std::string_view key);
 
 class IdempotentRequest {
  public:
-  // For a request with the header on a route that opted in.
-  IdempotentRequest(const Request& req, Db& db, Idempotent options);
+  // For a request with the header on a route that opted in; `server_style`
+  // shapes the 500/503 it answers (the route's error style).
+  IdempotentRequest(const Request& req, Db& db, Idempotent options,
+                    ErrorStyle server_style = ErrorStyle::kPlain);
   ~IdempotentRequest();  // rolls back a request transaction still open
   IdempotentRequest(const IdempotentRequest&) = delete;
   IdempotentRequest& operator=(const IdempotentRequest&) = delete;
@@ -91,6 +93,7 @@ class IdempotentRequest {
 
   Db& db_;
   Idempotent options_;
+  ErrorStyle server_style_;
   std::string key_;
   std::string request_hash_;  // bytea literal: \x + hex
   State state_ = State::kPending;

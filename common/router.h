@@ -34,15 +34,16 @@ struct Ctx {
 
 using Handler = Response (*)(Ctx&);
 
-// A row of a handler's route table: `{method, pattern, handler}`, optionally
-// with the endpoint's error style (`ca::kOrderStyle`) or, for a route that
-// takes Idempotency-Key, `ca::kIdempotent` / `ca::Idempotent{style}` (which
-// sets both: one style per endpoint).
+// A row of a handler's route table: `{method, pattern, handler}`, then
+// optionally, for a route that takes Idempotency-Key, `ca::kIdempotent` or
+// `ca::Idempotent{validation style}`, then the endpoint's error style for
+// 500/503 (`ca::kOrderStyle`; plain by default).
 struct Route {
   Route(const char* m, const char* p, Handler h, ErrorStyle style = ErrorStyle::kPlain)
       : method(m), pattern(p), handler(h), error_style(style) {}
-  Route(const char* m, const char* p, Handler h, Idempotent keyed)
-      : method(m), pattern(p), handler(h), error_style(keyed.style), idempotent(keyed) {}
+  Route(const char* m, const char* p, Handler h, Idempotent keyed,
+        ErrorStyle style = ErrorStyle::kPlain)
+      : method(m), pattern(p), handler(h), error_style(style), idempotent(keyed) {}
 
   const char* method;
   const char* pattern;

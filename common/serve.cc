@@ -148,7 +148,7 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   req.params = std::move(m.params);
   Ctx ctx{req, db, config, m.error_style};
   if (m.idempotent && req.idempotency_key) {
-    IdempotentRequest keyed(req, db, *m.idempotent);
+    IdempotentRequest keyed(req, db, *m.idempotent, m.error_style);
     ctx.idempotency = &keyed;
     return keyed.finish(call_handler(m.handler, ctx));
   }

@@ -12,9 +12,10 @@ int main(int argc, char** argv) {
           // Every error of an orders operation, the session check's 500 and
           // 503 included, is {success:false, ...} (docs/openapi.yaml).
           {"GET", "/api/v2/admin/orders", ca::orders_list, ca::kOrderStyle},
-          {"POST", "/api/v2/admin/orders", ca::orders_create, ca::Idempotent{ca::kOrderStyle}},
+          {"POST", "/api/v2/admin/orders", ca::orders_create, ca::Idempotent{ca::kOrderStyle},
+           ca::kOrderStyle},
           {"GET", "/api/v2/admin/orders/{id}", ca::orders_read, ca::kOrderStyle},
           {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status,
-           ca::Idempotent{ca::kOrderStyle}},
+           ca::Idempotent{ca::kOrderStyle}, ca::kOrderStyle},
       });
 }

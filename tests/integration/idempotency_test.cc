@@ -243,7 +243,7 @@ TEST(Idempotency, AMalformedKeyIs400AfterTheAccessChecks) {
               R"({"error":"You are not a member of this tenant"})");
   // Webhooks need ADMIN: a MEMBER's malformed key is a 403 too.
   Call member_hook{.token = outsider.token,
-                   .body = R"({"url":"http://127.0.0.1:9/in","events":["*"]})",
+                   .body = R"({"url":"http://127.0.0.1:1024/in","events":["*"]})",
                    .headers = {"Idempotency-Key;"}};
   expect_body(http("POST", "/api/v2/admin/webhooks/" + stranger.tid(), member_hook), 403,
               R"({"error":"This action requires the ADMIN role"})");
@@ -378,7 +378,7 @@ TEST(Idempotency, EveryKeyedRouteReplaysWithoutWriting) {
        "SELECT count(*) FROM memberships WHERE user_id = " + to_string(user)},
       {"webhook",
        "/api/v2/admin/webhooks/" + tid,
-       {.token = s.admin.token, .body = R"({"url":"http://127.0.0.1:9/in","events":["*"]})"},
+       {.token = s.admin.token, .body = R"({"url":"http://127.0.0.1:1024/in","events":["*"]})"},
        201,
        "SELECT count(*) FROM webhooks WHERE tenant_id = " + tid},
       {"team member",
@@ -388,7 +388,7 @@ TEST(Idempotency, EveryKeyedRouteReplaysWithoutWriting) {
                 R"(@example.com","role":"MEMBER",)"
                 R"("name":"Invitee","password":"invitee-password"})"},
        201,
-       "SELECT count(*) FROM memberships WHERE tenant_id = " + tid},
+       "SELECT count(*) FROM invitations WHERE tenant_id = " + tid},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

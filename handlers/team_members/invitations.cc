@@ -11,6 +11,7 @@
 #include "invitation_token.h"
 #include "member_json.h"
 #include "members.h"
+#include "page_rows.h"
 #include "password.h"
 #include "validate.h"
 
@@ -169,12 +170,9 @@ Response invitations_list(Ctx& ctx) {
   CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
   DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (r->is_null(i, 1)) continue;  // the LEFT JOIN's empty page
-    json_append(data.get(), invitation_json(r.rows(), i, 1));
-  }
-  return Response::json(200, paginated(std::move(data), page, r->int64(0, 0)));
+  return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
+                          return invitation_json(rows, i, 1);
+                        }));
 }
 
 Response invitations_revoke(Ctx& ctx) {

@@ -3,6 +3,7 @@
 #include "auth.h"
 #include "db.h"
 #include "errors.h"
+#include "page_rows.h"
 #include "validate.h"
 
 namespace ca {
@@ -28,18 +29,15 @@ Response members_list(Ctx& ctx) {
   CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
   DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (r->is_null(i, 1)) continue;  // the LEFT JOIN's empty page
-    Json m = json_object();
-    json_add_int(m.get(), "user_id", r->int64(i, 1));
-    json_add_str(m.get(), "name", r->text(i, 2));
-    json_add_str(m.get(), "email", r->text(i, 3));
-    json_add_str(m.get(), "role", r->text(i, 4));
-    json_add_str(m.get(), "joined_at", r->text(i, 5));
-    json_append(data.get(), std::move(m));
-  }
-  return Response::json(200, paginated(std::move(data), page, r->int64(0, 0)));
+  return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
+                          Json m = json_object();
+                          json_add_int(m.get(), "user_id", rows.int64(i, 1));
+                          json_add_str(m.get(), "name", rows.text(i, 2));
+                          json_add_str(m.get(), "email", rows.text(i, 3));
+                          json_add_str(m.get(), "role", rows.text(i, 4));
+                          json_add_str(m.get(), "joined_at", rows.text(i, 5));
+                          return m;
+                        }));
 }
 
 }  // namespace ca

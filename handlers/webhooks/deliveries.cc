@@ -3,6 +3,7 @@
 #include "auth.h"
 #include "db.h"
 #include "errors.h"
+#include "page_rows.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
@@ -72,12 +73,9 @@ Response deliveries_list(Ctx& ctx) {
 
   DbResult r = ctx.db.exec(kList, {tenant_id, webhook_id, status, page.per_page, page.offset()});
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (r->is_null(i, 1)) continue;  // the LEFT JOIN's empty page
-    json_append(data.get(), delivery_json(tenant_id, r.rows(), i));
-  }
-  return Response::json(200, paginated(std::move(data), page, r->int64(0, 0)));
+  return Response::json(200, paginated_rows(r.rows(), page, [&](const Rows& rows, int i) {
+                          return delivery_json(tenant_id, rows, i);
+                        }));
 }
 
 }  // namespace ca

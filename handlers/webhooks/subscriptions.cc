@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "log.h"
 #include "net_guard.h"
+#include "page_rows.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
@@ -150,12 +151,9 @@ Response webhooks_list(Ctx& ctx) {
   CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
   DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (r->is_null(i, 1)) continue;  // the LEFT JOIN's empty page
-    json_append(data.get(), webhook_json(r.rows(), i, 1));
-  }
-  return Response::json(200, paginated(std::move(data), page, r->int64(0, 0)));
+  return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
+                          return webhook_json(rows, i, 1);
+                        }));
 }
 
 Response webhooks_delete(Ctx& ctx) {

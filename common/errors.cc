@@ -56,11 +56,17 @@ Response validation(const FieldErrors& errors, ErrorStyle style) {
 
 Response internal(std::string_view what, ErrorStyle style) {
   log_error("internal error: %.*s", static_cast<int>(what.size()), what.data());
-  if (style == ErrorStyle::kPlain) return Response::error(500, "Internal server error");
   Json body = json_object();
-  json_add_bool(body.get(), "success", false);
-  json_add_str(body.get(), "message", "Internal server error");
-  json_add_str(body.get(), "error", "The request could not be completed; nothing was saved.");
+  if (style == ErrorStyle::kPlain) {
+    json_add_str(body.get(), "error", "Internal server error");
+  } else {
+    json_add_bool(body.get(), "success", false);
+    json_add_str(body.get(), "message", "Internal server error");
+    json_add_str(body.get(), "error", "The request could not be completed; nothing was saved.");
+  }
+  // What an operator needs to find this request's log lines (X-Request-Id).
+  const std::string& id = log_request_context().request_id;
+  if (!id.empty()) json_add_str(body.get(), "request_id", id);
   return Response::json(500, body);
 }
 

@@ -1,6 +1,7 @@
 #include "errors.h"
 
 #include "log.h"
+#include "metrics.h"
 
 namespace ca {
 
@@ -72,6 +73,7 @@ Response internal(std::string_view what, ErrorStyle style) {
 
 Response database(const DbError& error, ErrorStyle style) {
   if (error.kind == DbErrorKind::kConnection || error.kind == DbErrorKind::kTimeout) {
+    metrics_record_db_error(error.kind);
     if (error.kind == DbErrorKind::kTimeout) {
       log_warn("request past its database time limit: %s", error.message.c_str());
     } else {

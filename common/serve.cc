@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +32,7 @@
 #include "json_arena.h"
 #include "jwt.h"
 #include "log.h"
+#include "metrics.h"
 #include "password.h"
 
 namespace ca {
@@ -124,9 +126,14 @@ bool read_body(FCGX_Request& r, std::string* out) {
 }
 
 void write_response(FCGX_Request& r, const Response& resp) {
-  std::string head = "Status: " + std::to_string(resp.status) + " " + status_reason(resp.status) +
-                     "\r\nContent-Type: application/json; charset=utf-8\r\n";
-  for (const auto& [name, value] : resp.headers) head += name + ": " + value + "\r\n";
+  std::string head =
+      "Status: " + std::to_string(resp.status) + " " + status_reason(resp.status) + "\r\n";
+  bool typed = false;  // JSON unless the response says otherwise (/metrics)
+  for (const auto& [name, value] : resp.headers) {
+    head += name + ": " + value + "\r\n";
+    typed = typed || name == "Content-Type";
+  }
+  if (!typed) head += "Content-Type: application/json; charset=utf-8\r\n";
   head += "\r\n";
   FCGX_PutStr(head.data(), static_cast<int>(head.size()), r.out);
   FCGX_PutStr(resp.body.data(), static_cast<int>(resp.body.size()), r.out);
@@ -155,6 +162,29 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
     return keyed.finish(call_handler(m.handler, ctx));
   }
   return call_handler(m.handler, ctx);
+}
+
+// Where this process's counter file goes (common/metrics.h): METRICS_DIR,
+// else the directory of the listening socket (systemd's or --socket's).
+std::string metrics_dir(int listen_fd) {
+  if (const char* dir = std::getenv("METRICS_DIR"); dir != nullptr && *dir != '\0') return dir;
+  sockaddr_un addr{};
+  socklen_t len = sizeof addr;
+  if (getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+      addr.sun_family != AF_UNIX || addr.sun_path[0] == '\0') {
+    return ".";
+  }
+  std::string path(addr.sun_path, strnlen(addr.sun_path, sizeof addr.sun_path));
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// "commerce-admin-auth" -> "auth".
+std::string metrics_group(const char* program) {
+  std::string_view name = program;
+  constexpr std::string_view kPrefix = "commerce-admin-";
+  if (name.substr(0, kPrefix.size()) == kPrefix) name.remove_prefix(kPrefix.size());
+  return std::string(name);
 }
 
 std::atomic<bool> stopping{false};
@@ -343,7 +373,9 @@ void serve_request(Dispatcher& d, FCGX_Request& r) {
     resp = Response::error(413, "Request body too large");
   }
   write_response(r, resp);
-  log_request_line(req, resp.status, std::chrono::steady_clock::now() - started);
+  auto took = std::chrono::steady_clock::now() - started;
+  metrics_record(req.method.c_str(), log_request_context().route, resp.status, took);
+  log_request_line(req, resp.status, took);
   log_request_end();
 }
 
@@ -481,6 +513,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
                  std::strerror(errno));
     return 1;
   }
+  metrics_init(metrics_dir(listen_fd), metrics_group(program), routes);
   Router router(std::move(routes));
   int db_connections = opt.db_connections > 0 ? opt.db_connections : opt.threads;
   DbPool pool(config.database_url, db_connections, config.db_statement_timeout_seconds * 1000);

@@ -41,11 +41,19 @@ const Task kTasks[] = {
     {"expired idempotency keys", ca::task_purge_idempotency_keys},
 };
 
+// A pass with no failed task is recorded for GET /metrics (sql/024).
+const ca::Statement kPassSucceeded{
+    "worker_pass_succeeded",
+    "INSERT INTO worker_status (singleton, last_success_at) VALUES (true, now()) "
+    "ON CONFLICT (singleton) DO UPDATE SET last_success_at = excluded.last_success_at"};
+
 void run_pass(ca::Db& db, const ca::Config& config) {
+  bool failed = false;
   for (const Task& t : kTasks) {
     if (ca::stop_requested()) return;
     auto started = std::chrono::steady_clock::now();
     int done = t.run(db, config);
+    failed = failed || done < 0;
     if (done == 0) continue;  // an idle pass says nothing (the loop runs every second)
     if (ca::log_format() == ca::LogFormat::kJson) {
       double ms =
@@ -65,6 +73,9 @@ void run_pass(ca::Db& db, const ca::Config& config) {
       ca::log_info("%s: %d processed", t.name, done);
     }
   }
+  if (failed) return;
+  ca::DbResult r = db.exec(kPassSucceeded);
+  if (!r.ok()) ca::log_error("recording the pass: %s", r.error().message.c_str());
 }
 
 }  // namespace

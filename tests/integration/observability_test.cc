@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -406,6 +408,111 @@ TEST(StructuredLogs, NoPasswordTokenSecretOrWebhookUrlInAnyLog) {
       EXPECT_EQ(text.find(secret), std::string::npos) << file << " holds " << secret;
     }
   }
+}
+
+// --- metrics (item 2) ---------------------------------------------------------------
+
+// The value of the sample `series` (name and labels, exactly as printed) in
+// a /metrics body; -1 when absent.
+double sample(const std::string& body, const std::string& series) {
+  std::istringstream in(body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
+        line[series.size()] == ' ') {
+      return std::stod(line.substr(series.size() + 1));
+    }
+  }
+  return -1;
+}
+
+HttpResponse metrics() {
+  HttpResponse r = http("GET", "/metrics");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
+  return r;
+}
+
+TEST(Metrics, RequestsSpreadOverTheProcessesAreCountedExactly) {
+  const std::string ping = R"(group="auth",method="GET",route="/api/v2/admin/ping")";
+  const std::string count = "commerce_admin_http_requests_total{" + ping + R"(,status="2xx"})";
+  const std::string histogram = "commerce_admin_http_request_duration_seconds_count{" + ping + "}";
+  HttpResponse before = metrics();
+  double count_before = std::max(0.0, sample(before.body, count));
+  double histogram_before = std::max(0.0, sample(before.body, histogram));
+
+  constexpr int kRequests = 300;
+  std::vector<HttpResponse> answers =
+      http_concurrent(kRequests, 12, [](int) { return http("GET", "/api/v2/admin/ping"); });
+  for (const HttpResponse& r : answers) ASSERT_EQ(r.status, 200) << r.body;
+
+  HttpResponse after = metrics();
+  EXPECT_EQ(sample(after.body, count) - count_before, kRequests) << after.body;
+  EXPECT_EQ(sample(after.body, histogram) - histogram_before, kRequests);
+  EXPECT_EQ(sample(after.body, "commerce_admin_http_request_duration_seconds_bucket{" + ping +
+                                   R"(,le="+Inf"})"),
+            sample(after.body, histogram));
+  // Each process of the group counts in a file of its own (the stack runs two).
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(state_dir() + "/run")) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("auth.", 0) == 0 && name.size() > 8 &&
+        name.compare(name.size() - 8, 8, ".metrics") == 0) {
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 2);
+}
+
+TEST(Metrics, StatusClassesAndUnmatchedRoutesAreCounted) {
+  const std::string unauthenticated =
+      R"(commerce_admin_http_requests_total{group="tenants",method="GET",)"
+      R"(route="/api/v2/admin/tenants",status="4xx"})";
+  double before = std::max(0.0, sample(metrics().body, unauthenticated));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(http("GET", "/api/v2/admin/tenants").status, 401);
+  EXPECT_EQ(sample(metrics().body, unauthenticated) - before, 3);
+}
+
+TEST(Metrics, OnlyAllowedAddressesGetThem) {
+  HttpResponse r = http("GET", "/metrics", {.source_ip = "127.0.0.2"});
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.body, R"({"error":"Forbidden"})");
+  EXPECT_TRUE(std::regex_match(r.headers["x-request-id"], kNginxId));
+}
+
+TEST(Metrics, BacklogGaugesAndTheWorkersLastPass) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  std::string body;
+  {
+    StackWorkerPause pause;
+    Receiver receiver;
+    HttpResponse created =
+        http("POST", "/api/v2/admin/webhooks/" + to_string(tenant),
+             {.token = admin, .body = R"({"url":")" + receiver.url() + R"(","events":["*"]})"});
+    ASSERT_EQ(created.status, 201) << created.body;
+    double pending_before = sample(metrics().body, "commerce_admin_webhook_deliveries_pending");
+    ASSERT_GE(pending_before, 0);
+    add_user(admin, tenant, "MEMBER");  // user.registered, member.added: deliveries wait
+    body = metrics().body;
+    EXPECT_GT(sample(body, "commerce_admin_webhook_deliveries_pending"), pending_before) << body;
+  }
+  EXPECT_EQ(sample(body, "commerce_admin_database_up"), 1);
+  for (const char* gauge :
+       {"commerce_admin_webhook_oldest_due_seconds",
+        "commerce_admin_webhook_deliveries_failed_last_hour", "commerce_admin_webhooks_failing",
+        "commerce_admin_push_pending", R"(commerce_admin_db_unavailable_total{group="auth"})",
+        R"(commerce_admin_db_statement_timeouts_total{group="auth"})"}) {
+    EXPECT_GE(sample(body, gauge), 0) << gauge << "\n" << body;
+  }
+  // The stack's worker passes every second and records each good one.
+  auto deadline = Clock::now() + 20s;
+  double last = -1;
+  while (Clock::now() < deadline) {
+    last = sample(metrics().body, "commerce_admin_worker_last_success_timestamp_seconds");
+    if (last > 0 && std::abs(last - static_cast<double>(std::time(nullptr))) < 10) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_LT(std::abs(last - static_cast<double>(std::time(nullptr))), 10) << last;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "db.h"
 #include "errors.h"
 #include "jwt.h"
+#include "log.h"
 
 namespace ca {
 namespace {
@@ -136,6 +137,8 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     // The session matched the token's subject.
     out.who.user_id = claims.sub;
     out.member = true;
+    log_request_context().user_id = out.who.user_id;
+    log_request_context().tenant_id = out.who.tenant_id;
     out.who.role = role_parse(r->text(0, 0)).value_or(Role::kMember);
     out.read.emplace(std::move(results[1]));
     return out;
@@ -149,8 +152,10 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
   if (!r.ok()) return errors::database(r.error(), ctx.error_style);
   if (r->empty()) return errors::unauthenticated();
   out.who.user_id = r->int64(0, 0);
+  log_request_context().user_id = out.who.user_id;
   if (!r->is_null(0, 1)) {
     out.member = true;
+    log_request_context().tenant_id = out.who.tenant_id;
     out.who.role = role_parse(r->text(0, 1)).value_or(Role::kMember);
   }
   return out;

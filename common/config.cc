@@ -98,6 +98,14 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
     }
     log_set_level(parsed);
   }
+  std::string format = str_env("LOG_FORMAT");
+  if (!format.empty()) {
+    LogFormat parsed;
+    if (!log_parse_format(format.c_str(), &parsed)) {
+      die(program, "LOG_FORMAT must be text or json, got '" + format + "'");
+    }
+    log_set_format(parsed);
+  }
 
   c.database_url = str_env("DATABASE_URL");
   if (c.database_url.empty()) {

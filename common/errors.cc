@@ -1,6 +1,7 @@
 #include "errors.h"
 
 #include "log.h"
+#include "metrics.h"
 
 namespace ca {
 
@@ -56,16 +57,23 @@ Response validation(const FieldErrors& errors, ErrorStyle style) {
 
 Response internal(std::string_view what, ErrorStyle style) {
   log_error("internal error: %.*s", static_cast<int>(what.size()), what.data());
-  if (style == ErrorStyle::kPlain) return Response::error(500, "Internal server error");
   Json body = json_object();
-  json_add_bool(body.get(), "success", false);
-  json_add_str(body.get(), "message", "Internal server error");
-  json_add_str(body.get(), "error", "The request could not be completed; nothing was saved.");
+  if (style == ErrorStyle::kPlain) {
+    json_add_str(body.get(), "error", "Internal server error");
+  } else {
+    json_add_bool(body.get(), "success", false);
+    json_add_str(body.get(), "message", "Internal server error");
+    json_add_str(body.get(), "error", "The request could not be completed; nothing was saved.");
+  }
+  // What an operator needs to find this request's log lines (X-Request-Id).
+  const std::string& id = log_request_context().request_id;
+  if (!id.empty()) json_add_str(body.get(), "request_id", id);
   return Response::json(500, body);
 }
 
 Response database(const DbError& error, ErrorStyle style) {
   if (error.kind == DbErrorKind::kConnection || error.kind == DbErrorKind::kTimeout) {
+    metrics_record_db_error(error.kind);
     if (error.kind == DbErrorKind::kTimeout) {
       log_warn("request past its database time limit: %s", error.message.c_str());
     } else {

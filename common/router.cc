@@ -63,6 +63,7 @@ RouteMatch Router::match(std::string_view method, std::string_view path) const {
     if (method == c.route.method) {
       m.kind = RouteMatch::kFound;
       m.handler = c.route.handler;
+      m.pattern = c.route.pattern;
       m.idempotent = c.route.idempotent;
       m.error_style = c.route.error_style;
       m.params = std::move(params);

@@ -60,6 +60,7 @@ struct RouteMatch {
   enum Kind { kFound, kNotFound, kMethodNotAllowed } kind = kNotFound;
   Handler handler = nullptr;
   ErrorStyle error_style = ErrorStyle::kPlain;
+  const char* pattern = nullptr;  // for kFound: the route's pattern (for logs)
   std::optional<Idempotent> idempotent;
   std::vector<int64_t> params;
   std::string allow;  // for kMethodNotAllowed: "GET, POST"

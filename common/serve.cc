@@ -9,12 +9,14 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +32,7 @@
 #include "json_arena.h"
 #include "jwt.h"
 #include "log.h"
+#include "metrics.h"
 #include "password.h"
 
 namespace ca {
@@ -123,9 +126,14 @@ bool read_body(FCGX_Request& r, std::string* out) {
 }
 
 void write_response(FCGX_Request& r, const Response& resp) {
-  std::string head = "Status: " + std::to_string(resp.status) + " " + status_reason(resp.status) +
-                     "\r\nContent-Type: application/json; charset=utf-8\r\n";
-  for (const auto& [name, value] : resp.headers) head += name + ": " + value + "\r\n";
+  std::string head =
+      "Status: " + std::to_string(resp.status) + " " + status_reason(resp.status) + "\r\n";
+  bool typed = false;  // JSON unless the response says otherwise (/metrics)
+  for (const auto& [name, value] : resp.headers) {
+    head += name + ": " + value + "\r\n";
+    typed = typed || name == "Content-Type";
+  }
+  if (!typed) head += "Content-Type: application/json; charset=utf-8\r\n";
   head += "\r\n";
   FCGX_PutStr(head.data(), static_cast<int>(head.size()), r.out);
   FCGX_PutStr(resp.body.data(), static_cast<int>(resp.body.size()), r.out);
@@ -146,6 +154,7 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
     return Response::error(405, "Method not allowed").header("Allow", m.allow);
   }
   req.params = std::move(m.params);
+  log_request_context().route = m.pattern;
   Ctx ctx{req, db, config, m.error_style};
   if (m.idempotent && req.idempotency_key) {
     IdempotentRequest keyed(req, db, *m.idempotent, m.error_style);
@@ -153,6 +162,29 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
     return keyed.finish(call_handler(m.handler, ctx));
   }
   return call_handler(m.handler, ctx);
+}
+
+// Where this process's counter file goes (common/metrics.h): METRICS_DIR,
+// else the directory of the listening socket (systemd's or --socket's).
+std::string metrics_dir(int listen_fd) {
+  if (const char* dir = std::getenv("METRICS_DIR"); dir != nullptr && *dir != '\0') return dir;
+  sockaddr_un addr{};
+  socklen_t len = sizeof addr;
+  if (getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+      addr.sun_family != AF_UNIX || addr.sun_path[0] == '\0') {
+    return ".";
+  }
+  std::string path(addr.sun_path, strnlen(addr.sun_path, sizeof addr.sun_path));
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// "commerce-admin-auth" -> "auth".
+std::string metrics_group(const char* program) {
+  std::string_view name = program;
+  constexpr std::string_view kPrefix = "commerce-admin-";
+  if (name.substr(0, kPrefix.size()) == kPrefix) name.remove_prefix(kPrefix.size());
+  return std::string(name);
 }
 
 std::atomic<bool> stopping{false};
@@ -277,6 +309,29 @@ struct Dispatcher {
   }
 };
 
+// One line per request: always in json mode, at debug in text mode (an
+// access log is nginx's job; text mode stays as quiet as it always was).
+// The path is not logged, only the route's pattern: ids in paths are
+// harmless, but a pattern groups the lines by endpoint.
+void log_request_line(const Request& req, int status, std::chrono::steady_clock::duration took) {
+  LogLevel level = log_format() == LogFormat::kJson ? LogLevel::kInfo : LogLevel::kDebug;
+  if (!log_enabled(level)) return;
+  const LogRequestContext& c = log_request_context();
+  // Milliseconds to the microsecond.
+  auto ms = [](auto d) {
+    return std::round(std::chrono::duration<double, std::milli>(d).count() * 1000) / 1000;
+  };
+  Json fields = json_object();
+  json_add_str(fields.get(), "method", req.method);
+  json_add_str(fields.get(), "route", c.route != nullptr ? c.route : "(none)");
+  json_add_int(fields.get(), "status", status);
+  json_add_num(fields.get(), "duration_ms", ms(took));
+  json_add_num(fields.get(), "db_ms", ms(c.db_time));
+  if (c.tenant_id != 0) json_add_int(fields.get(), "tenant_id", c.tenant_id);
+  if (c.user_id != 0) json_add_int(fields.get(), "user_id", c.user_id);
+  log_fields(level, "request", fields.get());
+}
+
 void serve_request(Dispatcher& d, FCGX_Request& r) {
   // When nginx passed the request on: its timeout runs from there, and the
   // request may have waited for a free thread since.
@@ -299,6 +354,11 @@ void serve_request(Dispatcher& d, FCGX_Request& r) {
   }
   req.idempotency_key = fcgi_param(r.envp, "HTTP_IDEMPOTENCY_KEY");
   req.remote_addr = param(r, "REMOTE_ADDR");
+  // Chosen by nginx: the client's own X-Request-Id when sane, else its
+  // $request_id (nginx/commerce-admin.conf.in); every log line of the
+  // request and its 500 body carry it.
+  req.request_id = param(r, "REQUEST_ID");
+  log_request_begin(req.request_id);
   req.connection_fd = r.ipcFd;
   Response resp;
   // Every cJSON value of the request (parsed body, response tree) lives and
@@ -313,7 +373,10 @@ void serve_request(Dispatcher& d, FCGX_Request& r) {
     resp = Response::error(413, "Request body too large");
   }
   write_response(r, resp);
-  log_debug("%s %s -> %d", req.method.c_str(), req.path.c_str(), resp.status);
+  auto took = std::chrono::steady_clock::now() - started;
+  metrics_record(req.method.c_str(), log_request_context().route, resp.status, took);
+  log_request_line(req, resp.status, took);
+  log_request_end();
 }
 
 // Serves the request waiting on `fd`. libfcgi reads it from the socket it
@@ -450,6 +513,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
                  std::strerror(errno));
     return 1;
   }
+  metrics_init(metrics_dir(listen_fd), metrics_group(program), routes);
   Router router(std::move(routes));
   int db_connections = opt.db_connections > 0 ? opt.db_connections : opt.threads;
   DbPool pool(config.database_url, db_connections, config.db_statement_timeout_seconds * 1000);

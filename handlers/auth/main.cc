@@ -1,5 +1,6 @@
-// commerce-admin-auth: login, logout, and the health/ping probes.
+// commerce-admin-auth: login, logout, the health/ping probes and /metrics.
 #include "login.h"
+#include "metrics.h"
 #include "serve.h"
 
 int main(int argc, char** argv) {
@@ -10,5 +11,7 @@ int main(int argc, char** argv) {
                             {"GET", "/healthz", ca::health_handler},
                             {"HEAD", "/healthz", ca::health_handler},
                             {"GET", "/api/v2/admin/ping", ca::ping_handler},
+                            // nginx serves it only to the addresses it allows (METRICS_ALLOW).
+                            {"GET", "/metrics", ca::metrics_handler},
                         });
 }

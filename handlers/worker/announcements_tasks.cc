@@ -13,6 +13,7 @@
 // second send of the same push.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -171,13 +172,26 @@ int push_one(Db& db, const Config& config, int lease_seconds) {
   if (claim->empty()) return 0;
   int64_t tenant_id = claim->int64(0, 0);
   int64_t id = claim->int64(0, 1);
+  auto started = std::chrono::steady_clock::now();
   PushOutcome outcome;
   if (claim->str(0, 7) == "users" && claim->is_null(0, 8)) {
     outcome.error = "no target user is a member of the tenant any more";
   } else {
     outcome = push_gateway_send(config, push_body(claim.rows()));
   }
-  if (!outcome.delivered) {
+  if (log_format() == LogFormat::kJson) {
+    // One line per push, whatever its outcome (the gateway's token is never logged).
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    Json fields = json_object();
+    json_add_int(fields.get(), "announcement_id", id);
+    json_add_int(fields.get(), "tenant_id", tenant_id);
+    json_add_str(fields.get(), "outcome", outcome.delivered ? "delivered" : "failed");
+    if (!outcome.delivered) json_add_str(fields.get(), "error", outcome.error);
+    json_add_num(fields.get(), "duration_ms", std::round(ms * 1000) / 1000);
+    log_fields(outcome.delivered ? LogLevel::kInfo : LogLevel::kWarn, "push", fields.get());
+  } else if (!outcome.delivered) {
     log_warn("push for announcement %lld (tenant %lld) failed: %s", static_cast<long long>(id),
              static_cast<long long>(tenant_id), outcome.error.c_str());
   }

@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -40,16 +41,41 @@ const Task kTasks[] = {
     {"expired idempotency keys", ca::task_purge_idempotency_keys},
 };
 
+// A pass with no failed task is recorded for GET /metrics (sql/024).
+const ca::Statement kPassSucceeded{
+    "worker_pass_succeeded",
+    "INSERT INTO worker_status (singleton, last_success_at) VALUES (true, now()) "
+    "ON CONFLICT (singleton) DO UPDATE SET last_success_at = excluded.last_success_at"};
+
 void run_pass(ca::Db& db, const ca::Config& config) {
+  bool failed = false;
   for (const Task& t : kTasks) {
     if (ca::stop_requested()) return;
+    auto started = std::chrono::steady_clock::now();
     int done = t.run(db, config);
-    if (done < 0) {
+    failed = failed || done < 0;
+    if (done == 0) continue;  // an idle pass says nothing (the loop runs every second)
+    if (ca::log_format() == ca::LogFormat::kJson) {
+      double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+              .count();
+      ca::Json fields = ca::json_object();
+      ca::json_add_str(fields.get(), "task", t.name);
+      ca::json_add_str(fields.get(), "outcome", done < 0 ? "failed" : "done");
+      if (done > 0) ca::json_add_int(fields.get(), "processed", done);
+      ca::json_add_num(fields.get(), "duration_ms", std::round(ms * 1000) / 1000);
+      ca::log_fields(done < 0 ? ca::LogLevel::kError : ca::LogLevel::kInfo, "worker pass",
+                     fields.get());
+    } else if (done < 0) {
       ca::log_error("%s: pass failed", t.name);
-    } else if (done > 0) {
+    } else {
+      // tests/integration/stack.cc (WorkerProcess::processed) reads these.
       ca::log_info("%s: %d processed", t.name, done);
     }
   }
+  if (failed) return;
+  ca::DbResult r = db.exec(kPassSucceeded);
+  if (!r.ok()) ca::log_error("recording the pass: %s", r.error().message.c_str());
 }
 
 }  // namespace

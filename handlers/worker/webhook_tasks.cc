@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -139,7 +140,7 @@ const Statement kClaim{
     "  AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
     "  AND e.tenant_id = d.tenant_id AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until::text, w.secret, "
-    "  e.payload::text, e.created_at"};
+    "  e.payload::text, e.created_at, d.webhook_id"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status.
 // Columns: the subscription's id and whether it was failing; no row when
@@ -209,6 +210,8 @@ struct Claimed {
   std::string secret;
   std::string payload;
   std::string created_at;
+  int64_t webhook_id = 0;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 double random01() { return randombytes_uniform(1u << 30) / static_cast<double>(1u << 30); }
@@ -267,8 +270,31 @@ void log_outcome(const Claimed& c, const WebhookResponse& r, bool for_good, int6
   }
 }
 
+// One line per attempt (at info in json mode, debug in text mode, where the
+// failures already have lines of their own): ids, outcome and time, never
+// the URL (receivers put credentials in it) nor the secret.
+void log_attempt(const Claimed& c, const WebhookResponse& r, const char* outcome) {
+  LogLevel level = log_format() == LogFormat::kJson ? LogLevel::kInfo : LogLevel::kDebug;
+  if (!log_enabled(level)) return;
+  Json fields = json_object();
+  json_add_int(fields.get(), "delivery_id", c.id);
+  json_add_int(fields.get(), "tenant_id", c.tenant_id);
+  json_add_int(fields.get(), "webhook_id", c.webhook_id);
+  json_add_str(fields.get(), "event", c.event);
+  json_add_int(fields.get(), "attempt", c.attempt);
+  json_add_str(fields.get(), "outcome", outcome);
+  if (r.status != 0) json_add_int(fields.get(), "status", r.status);
+  if (!r.error.empty()) json_add_str(fields.get(), "error", r.error);
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c.started)
+          .count();
+  json_add_num(fields.get(), "duration_ms", std::round(ms * 1000) / 1000);
+  log_fields(level, "webhook delivery attempt", fields.get());
+}
+
 void record(Db& db, const Config& config, const Claimed& c, const WebhookResponse& r) {
   std::string msg_id = webhook_message_id(c.tenant_id, c.id);
+  log_attempt(c, r, r.delivered() ? "delivered" : "failed");
   std::optional<int64_t> status;
   if (r.status != 0) status = r.status;
   if (r.delivered()) {
@@ -428,7 +454,8 @@ class Delivery {
                 r->str(i, 5),
                 r->str(i, 6),
                 r->str(i, 7),
-                r->str(i, 8)};
+                r->str(i, 8),
+                r->int64(i, 9)};
       if (c.attempt > config_.webhook_max_attempts) {
         DbResult gave_up = db_.exec(kGiveUp, {c.tenant_id, c.id, c.lease, kInterruptedLast});
         if (!gave_up.ok())

@@ -174,9 +174,12 @@ std::vector<std::string> events(int64_t tenant, const std::string& type) {
 
 const std::string kUnauthenticated = R"({"error":"Unauthenticated"})";
 const std::string kNotFound = R"({"success":false,"message":"Order not found"})";
-const std::string kInternal =
-    R"({"success":false,"message":"Internal server error",)"
-    R"("error":"The request could not be completed; nothing was saved."})";
+// A 500 names the request's id (X-Request-Id) for the operator's logs.
+std::string internal_body(const HttpResponse& r) {
+  return R"({"success":false,"message":"Internal server error",)"
+         R"("error":"The request could not be completed; nothing was saved.","request_id":")" +
+         r.headers.at("x-request-id") + "\"}";
+}
 
 // --- create ---------------------------------------------------------------
 
@@ -506,7 +509,7 @@ TEST(OrderCreate, DatabaseErrorMidTransactionRollsEverythingBack) {
              s.address, "2",
              {item(s.product, 1, "1"), item(s.product, 1, "1", R"(,"notes":")" + marker + "\"")}));
   EXPECT_EQ(r.status, 500);
-  expect_json(r, kInternal);
+  expect_json(r, internal_body(r));
   EXPECT_EQ(counts(s.tenant), before);
   EXPECT_EQ(count("SELECT count(*) FROM orders"), all_orders);
   // The handler's connection is healthy afterwards.

@@ -1,0 +1,519 @@
+// Request ids and structured logs over the real stack (issue 30, items 3 and
+// 4): X-Request-Id chosen by nginx (the client's own when sane) on every
+// response, in nginx's access log, in the handler's log lines and in 500
+// bodies; LOG_FORMAT=json lines of a handler and a worker of this test; and
+// no password, token, webhook secret or webhook URL in any log of the stack.
+//
+// The stack runs in text mode (other tests read its text lines); the JSON
+// lines come from a webhooks handler and a worker pass this test starts with
+// LOG_FORMAT=json, as webhooks_test.cc starts its own handler.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "receiver.h"
+#include "stack.h"
+
+namespace ca::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::regex kNginxId("^[0-9a-f]{32}$");
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The lines of `path` that contain `needle`, polled until one does or
+// `timeout` passes (nginx flushes its buffered access log every second).
+std::vector<std::string> lines_with(const std::string& path, const std::string& needle,
+                                    std::chrono::seconds timeout = 10s) {
+  auto deadline = Clock::now() + timeout;
+  for (;;) {
+    std::vector<std::string> out;
+    std::istringstream in(read_file(path));
+    for (std::string line; std::getline(in, line);) {
+      if (line.find(needle) != std::string::npos) out.push_back(line);
+    }
+    if (!out.empty() || Clock::now() > deadline) return out;
+    std::this_thread::sleep_for(100ms);
+  }
+}
+
+HttpResponse get_with_id(const std::string& path, const std::string& id) {
+  return http("GET", path, {.headers = {"X-Request-Id: " + id}});
+}
+
+TEST(RequestIds, NginxGivesEveryResponseAFreshIdWhenTheClientSendsNone) {
+  HttpResponse a = http("GET", "/api/v2/admin/ping");
+  HttpResponse b = http("GET", "/api/v2/admin/ping");
+  EXPECT_EQ(a.status, 200);
+  EXPECT_TRUE(std::regex_match(a.headers["x-request-id"], kNginxId)) << a.headers["x-request-id"];
+  EXPECT_TRUE(std::regex_match(b.headers["x-request-id"], kNginxId)) << b.headers["x-request-id"];
+  EXPECT_NE(a.headers["x-request-id"], b.headers["x-request-id"]);
+  // Answers nginx makes itself carry one too: no route, and a handler's 401.
+  HttpResponse none = http("GET", "/no/such/route");
+  EXPECT_EQ(none.status, 404);
+  EXPECT_TRUE(std::regex_match(none.headers["x-request-id"], kNginxId));
+  HttpResponse unauthenticated = http("GET", "/api/v2/admin/tenants");
+  EXPECT_EQ(unauthenticated.status, 401);
+  EXPECT_TRUE(std::regex_match(unauthenticated.headers["x-request-id"], kNginxId));
+}
+
+TEST(RequestIds, ASaneClientIdIsKeptAndAnythingElseReplaced) {
+  std::string mine = unique("trace.A_b") + "-" + repeat("x", 10);
+  EXPECT_EQ(get_with_id("/api/v2/admin/ping", mine).headers["x-request-id"], mine);
+  EXPECT_EQ(get_with_id("/no/such/route", mine).headers["x-request-id"], mine);
+  std::string longest = repeat("a", 64);
+  EXPECT_EQ(get_with_id("/api/v2/admin/ping", longest).headers["x-request-id"], longest);
+  for (const std::string& bad : {repeat("a", 65), std::string("two words"), std::string("a\"b"),
+                                 std::string("a/b"), std::string("line=forged")}) {
+    HttpResponse r = get_with_id("/api/v2/admin/ping", bad);
+    EXPECT_EQ(r.status, 200);
+    EXPECT_TRUE(std::regex_match(r.headers["x-request-id"], kNginxId))
+        << bad << " -> " << r.headers["x-request-id"];
+  }
+}
+
+TEST(RequestIds, TheAccessLogCarriesTheId) {
+  std::string mine = unique("access");
+  ASSERT_EQ(get_with_id("/api/v2/admin/ping", mine).status, 200);
+  std::vector<std::string> lines =
+      lines_with(state_dir() + "/nginx/access.log", "request_id=" + mine + " ");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("\"GET /api/v2/admin/ping HTTP/1.1\" 200 "), std::string::npos)
+      << lines[0];
+}
+
+// Drops the test trigger and its function whatever happens in the test.
+struct TriggerGuard {
+  std::string name;
+  ~TriggerGuard() {
+    sql("DROP TRIGGER IF EXISTS " + name + " ON categories");
+    sql("DROP FUNCTION IF EXISTS " + name + "()");
+  }
+};
+
+TEST(RequestIds, AFiveHundredBodyAndTheHandlersLogLineCarryTheId) {
+  Scope s = fresh_scope(admin_token());
+  std::string name = unique("explode");
+  std::replace(name.begin(), name.end(), '-', '_');
+  TriggerGuard guard{name};
+  sql("CREATE FUNCTION " + name +
+      "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+      "IF NEW.name = '" +
+      name + "' THEN RAISE EXCEPTION 'injected failure " + name + "'; END IF; RETURN NEW; END $$");
+  sql("CREATE TRIGGER " + name + " BEFORE INSERT ON categories FOR EACH ROW EXECUTE FUNCTION " +
+      name + "()");
+
+  std::string mine = unique("five-hundred");
+  Call call = s.call("{\"name\":\"" + name + "\"}");
+  call.headers.push_back("X-Request-Id: " + mine);
+  HttpResponse r = http("POST", "/api/v2/admin/category/create", call);
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.headers["x-request-id"], mine);
+  // One of the two documented 500 shapes (which one is the endpoint's
+  // ErrorStyle), plus the id.
+  EXPECT_EQ(r.str("request_id"), mine) << r.body;
+  cJSON_DeleteItemFromObject(r.json.get(), "request_id");
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"error":"Internal server error"})") ||
+              json_eq(r.json.get(), R"({"success":false,"message":"Internal server error",)"
+                                    R"("error":"The request could not be completed; nothing )"
+                                    R"(was saved."})"))
+      << r.body;
+
+  // Without a client id, the body names the one nginx made.
+  call.headers.clear();
+  HttpResponse generated = http("POST", "/api/v2/admin/category/create", call);
+  EXPECT_EQ(generated.status, 500);
+  std::string id = generated.headers["x-request-id"];
+  EXPECT_TRUE(std::regex_match(id, kNginxId));
+  EXPECT_EQ(generated.str("request_id"), id);
+
+  std::vector<std::string> lines =
+      lines_with(state_dir() + "/log/categories.log", "request_id=" + mine);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("error: internal error: "), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("injected failure " + name), std::string::npos) << lines[0];
+}
+
+// --- JSON lines -------------------------------------------------------------------
+
+std::string fcgi_record(uint8_t type, const std::string& content) {
+  std::string r = {1,
+                   static_cast<char>(type),
+                   0,
+                   1,
+                   static_cast<char>(content.size() >> 8),
+                   static_cast<char>(content.size() & 0xff),
+                   0,
+                   0};
+  return r + content;
+}
+
+std::string fcgi_length(size_t n) {
+  if (n < 128) return std::string(1, static_cast<char>(n));
+  return {static_cast<char>((n >> 24) | 0x80), static_cast<char>((n >> 16) & 0xff),
+          static_cast<char>((n >> 8) & 0xff), static_cast<char>(n & 0xff)};
+}
+
+// A `commerce-admin-webhooks` of this test with LOG_FORMAT=json on a socket
+// of its own, spoken to as nginx would (REQUEST_ID included).
+class JsonWebhooksHandler {
+ public:
+  JsonWebhooksHandler()
+      : socket_(state_dir() + "/run/obs-test-" + std::to_string(getpid()) + ".sock"),
+        log_(state_dir() + "/log/obs-test-" + std::to_string(getpid()) + ".log") {
+    pid_ = start_with_stack_env("commerce-admin-webhooks --threads 1 --socket " + socket_, log_,
+                                {{"LOG_FORMAT", "json"}});
+    auto deadline = Clock::now() + 20s;
+    while (pid_ > 0 && Clock::now() < deadline) {
+      int fd = connect_socket();
+      if (fd >= 0) {
+        close(fd);
+        break;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  ~JsonWebhooksHandler() {
+    if (pid_ > 0) {
+      EXPECT_TRUE(stop_process(pid_, 20));
+    }
+  }
+  JsonWebhooksHandler(const JsonWebhooksHandler&) = delete;
+  JsonWebhooksHandler& operator=(const JsonWebhooksHandler&) = delete;
+
+  const std::string& log() const { return log_; }
+
+  // The answer's status line ("" when none came).
+  std::string call(const std::string& method, const std::string& uri, const std::string& token,
+                   const std::string& request_id, const std::string& body = "") {
+    std::string params;
+    for (auto [name, value] :
+         std::map<std::string, std::string>{{"REQUEST_METHOD", method},
+                                            {"DOCUMENT_URI", uri},
+                                            {"QUERY_STRING", ""},
+                                            {"REMOTE_ADDR", "127.0.0.1"},
+                                            {"REQUEST_ID", request_id},
+                                            {"CONTENT_LENGTH", std::to_string(body.size())},
+                                            {"HTTP_AUTHORIZATION", "Bearer " + token}}) {
+      params += fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;
+    }
+    std::string begin = {0, 1, 0, 0, 0, 0, 0, 0};  // responder, no keep-alive
+    std::string request = fcgi_record(1, begin) + fcgi_record(4, params) + fcgi_record(4, "") +
+                          (body.empty() ? "" : fcgi_record(5, body)) + fcgi_record(5, "");
+    int fd = connect_socket();
+    if (fd < 0) return "";
+    timeval timeout{10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    std::string out;
+    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(request.size())) {
+      std::string in;
+      char buf[4096];
+      ssize_t n;
+      while ((n = read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
+      for (size_t at = 0; at + 8 <= in.size();) {
+        size_t length = (static_cast<uint8_t>(in[at + 4]) << 8) | static_cast<uint8_t>(in[at + 5]);
+        if (in[at + 1] == 6) out += in.substr(at + 8, length);
+        at += 8 + length + static_cast<uint8_t>(in[at + 6]);
+      }
+    }
+    close(fd);
+    return out.substr(0, out.find("\r\n"));
+  }
+
+ private:
+  int connect_socket() const {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    socket_.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+    close(fd);
+    return -1;
+  }
+
+  std::string socket_;
+  std::string log_;
+  pid_t pid_ = 0;
+};
+
+// The one JSON line of `path` holding `needle`, parsed (null when not exactly one).
+Json json_line_with(const std::string& path, const std::string& needle) {
+  std::vector<std::string> lines = lines_with(path, needle);
+  EXPECT_EQ(lines.size(), 1u) << read_file(path);
+  if (lines.size() != 1) return nullptr;
+  Json line = json_parse(lines[0]);
+  EXPECT_TRUE(line) << "not JSON: " << lines[0];
+  return line;
+}
+
+bool is_utc_millis(const cJSON* v) {
+  static const std::regex kTime(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$)");
+  return cJSON_IsString(v) && std::regex_match(v->valuestring, kTime);
+}
+
+TEST(StructuredLogs, AJsonHandlerWritesOneLinePerRequestWithItsRouteAndWho) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  int64_t user = token_user_id(admin);
+  JsonWebhooksHandler handler;
+  std::string id = unique("json-line");
+  ASSERT_EQ(handler.call("GET", "/api/v2/admin/webhooks/" + to_string(tenant), admin, id),
+            "Status: 200 OK");
+
+  Json line = json_line_with(handler.log(), "\"request_id\":\"" + id + "\"");
+  ASSERT_TRUE(line);
+  EXPECT_EQ(
+      json_keys(line.get()),
+      (std::vector<std::string>{"db_ms", "duration_ms", "level", "message", "method", "program",
+                                "request_id", "route", "status", "tenant_id", "time", "user_id"}))
+      << json_dump(line.get());
+  EXPECT_TRUE(is_utc_millis(json_get(line.get(), "time"))) << json_dump(line.get());
+  EXPECT_EQ(json_get_str(line.get(), "level").value_or(""), "info");
+  EXPECT_EQ(json_get_str(line.get(), "program").value_or(""), "commerce-admin-webhooks");
+  EXPECT_EQ(json_get_str(line.get(), "message").value_or(""), "request");
+  EXPECT_EQ(json_get_str(line.get(), "method").value_or(""), "GET");
+  // The route's pattern, not the path.
+  EXPECT_EQ(json_get_str(line.get(), "route").value_or(""), "/api/v2/admin/webhooks/{tenantId}");
+  EXPECT_EQ(json_get_int(line.get(), "status").value_or(0), 200);
+  EXPECT_EQ(json_get_int(line.get(), "tenant_id").value_or(0), tenant);
+  EXPECT_EQ(json_get_int(line.get(), "user_id").value_or(0), user);
+  const cJSON* duration = json_get(line.get(), "duration_ms");
+  const cJSON* db = json_get(line.get(), "db_ms");
+  ASSERT_TRUE(cJSON_IsNumber(duration) && cJSON_IsNumber(db)) << json_dump(line.get());
+  // The session check took a round trip, within the request's time.
+  EXPECT_GT(db->valuedouble, 0);
+  EXPECT_LE(db->valuedouble, duration->valuedouble);
+
+  // An unknown route: no pattern, no one authenticated.
+  std::string other = unique("json-404");
+  ASSERT_EQ(handler.call("GET", "/api/v2/admin/webhooks/x/y", admin, other),
+            "Status: 404 Not Found");
+  Json missing = json_line_with(handler.log(), "\"request_id\":\"" + other + "\"");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(json_get_str(missing.get(), "route").value_or(""), "(none)");
+  EXPECT_EQ(json_get_int(missing.get(), "status").value_or(0), 404);
+  EXPECT_EQ(json_get(missing.get(), "user_id"), nullptr);
+}
+
+// One pass of `commerce-admin-worker` with LOG_FORMAT=json; true when it exited 0.
+bool json_worker_pass(const std::string& log) {
+  pid_t pid = start_with_stack_env("commerce-admin-worker", log, {{"LOG_FORMAT", "json"}});
+  if (pid <= 0) return false;
+  auto deadline = Clock::now() + 60s;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (Clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// A login, a webhook whose URL path is a secret, its signing secret, a
+// delivery (logged as JSON by a worker of this test) and a request of the
+// JSON handler: none of the secrets appear in any log of the stack.
+TEST(StructuredLogs, NoPasswordTokenSecretOrWebhookUrlInAnyLog) {
+  signal(SIGPIPE, SIG_IGN);
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser user = add_user(admin, tenant, "ADMIN");
+  std::string wrong_password = unique("Wrong-password");
+  EXPECT_EQ(login_response(user.email, wrong_password).status, 401);
+  std::string token = login(user.email, user.password);
+
+  Receiver receiver;
+  std::string path_secret = unique("pathsecret");
+  std::string url = receiver.url("/hook/" + path_secret);
+  std::string whsec;
+  int64_t hook = 0;
+  {
+    StackWorkerPause pause;
+    HttpResponse created = http("POST", "/api/v2/admin/webhooks/" + to_string(tenant),
+                                {.token = token,
+                                 .body = R"({"url":")" + url + R"(","events":["*"]})",
+                                 .headers = {"X-Request-Id: " + unique("create-hook")}});
+    ASSERT_EQ(created.status, 201) << created.body;
+    whsec = created.str("secret");
+    hook = created.integer("id");
+    ASSERT_EQ(whsec.rfind("whsec_", 0), 0u) << whsec;
+    // An event for it: member.role_updated.
+    HttpResponse role =
+        http("POST", "/api/v2/admin/team-members/" + to_string(tenant) + "/" + to_string(user.id),
+             {.token = admin, .body = R"({"role":"MEMBER"})"});
+    ASSERT_EQ(role.status, 200) << role.body;
+
+    JsonWebhooksHandler handler;
+    EXPECT_EQ(handler.call("GET", "/api/v2/admin/webhooks/" + to_string(tenant), admin,
+                           unique("json-list")),
+              "Status: 200 OK");
+    std::string log = state_dir() + "/log/obs-worker-" + std::to_string(getpid()) + ".log";
+    ASSERT_TRUE(json_worker_pass(log));
+    ASSERT_TRUE(receiver.wait_for(1, 30s)) << "no delivery arrived";
+    EXPECT_EQ(receiver.requests()[0].path, "/hook/" + path_secret);
+
+    Json attempt = json_line_with(log, "\"webhook_id\":" + to_string(hook) + ",");
+    ASSERT_TRUE(attempt);
+    EXPECT_EQ(json_get_str(attempt.get(), "message").value_or(""), "webhook delivery attempt");
+    EXPECT_EQ(json_get_str(attempt.get(), "program").value_or(""), "commerce-admin-worker");
+    EXPECT_EQ(json_get_int(attempt.get(), "tenant_id").value_or(0), tenant);
+    EXPECT_GT(json_get_int(attempt.get(), "delivery_id").value_or(0), 0);
+    EXPECT_EQ(json_get_int(attempt.get(), "attempt").value_or(0), 1);
+    EXPECT_EQ(json_get_str(attempt.get(), "outcome").value_or(""), "delivered");
+    EXPECT_EQ(json_get_int(attempt.get(), "status").value_or(0), 200);
+    EXPECT_TRUE(cJSON_IsNumber(json_get(attempt.get(), "duration_ms")));
+    Json pass = json_line_with(log, "\"task\":\"webhook deliveries\"");
+    ASSERT_TRUE(pass);
+    EXPECT_EQ(json_get_str(pass.get(), "message").value_or(""), "worker pass");
+    EXPECT_GE(json_get_int(pass.get(), "processed").value_or(0), 1);
+  }
+
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(state_dir() + "/log")) {
+    if (entry.is_regular_file()) files.push_back(entry.path().string());
+  }
+  files.push_back(state_dir() + "/nginx/access.log");
+  ASSERT_GT(files.size(), 5u);
+  std::string jwt_signature = token.substr(token.rfind('.') + 1);
+  for (const std::string& file : files) {
+    std::string text = read_file(file);
+    for (const std::string& secret : {user.password, wrong_password, token, jwt_signature, whsec,
+                                      whsec.substr(6), path_secret, url}) {
+      EXPECT_EQ(text.find(secret), std::string::npos) << file << " holds " << secret;
+    }
+  }
+}
+
+// --- metrics (item 2) ---------------------------------------------------------------
+
+// The value of the sample `series` (name and labels, exactly as printed) in
+// a /metrics body; -1 when absent.
+double sample(const std::string& body, const std::string& series) {
+  std::istringstream in(body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
+        line[series.size()] == ' ') {
+      return std::stod(line.substr(series.size() + 1));
+    }
+  }
+  return -1;
+}
+
+HttpResponse metrics() {
+  HttpResponse r = http("GET", "/metrics");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
+  return r;
+}
+
+TEST(Metrics, RequestsSpreadOverTheProcessesAreCountedExactly) {
+  const std::string ping = R"(group="auth",method="GET",route="/api/v2/admin/ping")";
+  const std::string count = "commerce_admin_http_requests_total{" + ping + R"(,status="2xx"})";
+  const std::string histogram = "commerce_admin_http_request_duration_seconds_count{" + ping + "}";
+  HttpResponse before = metrics();
+  double count_before = std::max(0.0, sample(before.body, count));
+  double histogram_before = std::max(0.0, sample(before.body, histogram));
+
+  constexpr int kRequests = 300;
+  std::vector<HttpResponse> answers =
+      http_concurrent(kRequests, 12, [](int) { return http("GET", "/api/v2/admin/ping"); });
+  for (const HttpResponse& r : answers) ASSERT_EQ(r.status, 200) << r.body;
+
+  HttpResponse after = metrics();
+  EXPECT_EQ(sample(after.body, count) - count_before, kRequests) << after.body;
+  EXPECT_EQ(sample(after.body, histogram) - histogram_before, kRequests);
+  EXPECT_EQ(sample(after.body, "commerce_admin_http_request_duration_seconds_bucket{" + ping +
+                                   R"(,le="+Inf"})"),
+            sample(after.body, histogram));
+  // Each process of the group counts in a file of its own (the stack runs two).
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(state_dir() + "/run")) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("auth.", 0) == 0 && name.size() > 8 &&
+        name.compare(name.size() - 8, 8, ".metrics") == 0) {
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 2);
+}
+
+TEST(Metrics, StatusClassesAndUnmatchedRoutesAreCounted) {
+  const std::string unauthenticated =
+      R"(commerce_admin_http_requests_total{group="tenants",method="GET",)"
+      R"(route="/api/v2/admin/tenants",status="4xx"})";
+  double before = std::max(0.0, sample(metrics().body, unauthenticated));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(http("GET", "/api/v2/admin/tenants").status, 401);
+  EXPECT_EQ(sample(metrics().body, unauthenticated) - before, 3);
+}
+
+TEST(Metrics, OnlyAllowedAddressesGetThem) {
+  HttpResponse r = http("GET", "/metrics", {.source_ip = "127.0.0.2"});
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.body, R"({"error":"Forbidden"})");
+  EXPECT_TRUE(std::regex_match(r.headers["x-request-id"], kNginxId));
+}
+
+TEST(Metrics, BacklogGaugesAndTheWorkersLastPass) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  std::string body;
+  {
+    StackWorkerPause pause;
+    Receiver receiver;
+    HttpResponse created =
+        http("POST", "/api/v2/admin/webhooks/" + to_string(tenant),
+             {.token = admin, .body = R"({"url":")" + receiver.url() + R"(","events":["*"]})"});
+    ASSERT_EQ(created.status, 201) << created.body;
+    double pending_before = sample(metrics().body, "commerce_admin_webhook_deliveries_pending");
+    ASSERT_GE(pending_before, 0);
+    add_user(admin, tenant, "MEMBER");  // user.registered, member.added: deliveries wait
+    body = metrics().body;
+    EXPECT_GT(sample(body, "commerce_admin_webhook_deliveries_pending"), pending_before) << body;
+  }
+  EXPECT_EQ(sample(body, "commerce_admin_database_up"), 1);
+  for (const char* gauge :
+       {"commerce_admin_webhook_oldest_due_seconds",
+        "commerce_admin_webhook_deliveries_failed_last_hour", "commerce_admin_webhooks_failing",
+        "commerce_admin_push_pending", R"(commerce_admin_db_unavailable_total{group="auth"})",
+        R"(commerce_admin_db_statement_timeouts_total{group="auth"})"}) {
+    EXPECT_GE(sample(body, gauge), 0) << gauge << "\n" << body;
+  }
+  // The stack's worker passes every second and records each good one.
+  auto deadline = Clock::now() + 20s;
+  double last = -1;
+  while (Clock::now() < deadline) {
+    last = sample(metrics().body, "commerce_admin_worker_last_success_timestamp_seconds");
+    if (last > 0 && std::abs(last - static_cast<double>(std::time(nullptr))) < 10) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_LT(std::abs(last - static_cast<double>(std::time(nullptr))), 10) << last;
+}
+
+}  // namespace
+}  // namespace ca::test

@@ -3,10 +3,12 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "log.h"
 
@@ -267,10 +269,31 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
   return out;
 }
 
-// True for a statement that only reads ("SELECT ..."), which is safe to repeat.
+// True when `word` stands in `sql` as a whole word, in any case.
+static bool has_word(std::string_view sql, std::string_view word) {
+  auto is_word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (size_t i = 0; i + word.size() <= sql.size(); ++i) {
+    if (strncasecmp(sql.data() + i, word.data(), word.size()) != 0) continue;
+    bool starts = i == 0 || !is_word_char(sql[i - 1]);
+    bool ends = i + word.size() == sql.size() || !is_word_char(sql[i + word.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// True for a statement that only reads, which is safe to repeat on a fresh
+// connection: "SELECT ...", or "WITH ..." whose common table expressions
+// modify nothing (the list statements: a total and a page). Conservative: a
+// WITH that names INSERT, UPDATE or DELETE anywhere (FOR UPDATE included) is
+// not repeated.
 static bool read_only(const char* sql) {
   while (*sql == ' ' || *sql == '\n' || *sql == '\t') ++sql;
-  return strncasecmp(sql, "SELECT", 6) == 0;
+  if (strncasecmp(sql, "SELECT", 6) == 0) return true;
+  if (strncasecmp(sql, "WITH", 4) != 0) return false;
+  std::string_view text(sql);
+  return !has_word(text, "INSERT") && !has_word(text, "UPDATE") && !has_word(text, "DELETE");
 }
 
 std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "own_handler.h"
 #include "receiver.h"
 #include "stack.h"
 
@@ -159,106 +160,11 @@ TEST(RequestIds, AFiveHundredBodyAndTheHandlersLogLineCarryTheId) {
 
 // --- JSON lines -------------------------------------------------------------------
 
-std::string fcgi_record(uint8_t type, const std::string& content) {
-  std::string r = {1,
-                   static_cast<char>(type),
-                   0,
-                   1,
-                   static_cast<char>(content.size() >> 8),
-                   static_cast<char>(content.size() & 0xff),
-                   0,
-                   0};
-  return r + content;
+// A `commerce-admin-webhooks` of this test with LOG_FORMAT=json, spoken to
+// as nginx would (REQUEST_ID included).
+OwnHandler json_webhooks_handler() {
+  return OwnHandler("commerce-admin-webhooks", "obs-test", {{"LOG_FORMAT", "json"}});
 }
-
-std::string fcgi_length(size_t n) {
-  if (n < 128) return std::string(1, static_cast<char>(n));
-  return {static_cast<char>((n >> 24) | 0x80), static_cast<char>((n >> 16) & 0xff),
-          static_cast<char>((n >> 8) & 0xff), static_cast<char>(n & 0xff)};
-}
-
-// A `commerce-admin-webhooks` of this test with LOG_FORMAT=json on a socket
-// of its own, spoken to as nginx would (REQUEST_ID included).
-class JsonWebhooksHandler {
- public:
-  JsonWebhooksHandler()
-      : socket_(state_dir() + "/run/obs-test-" + std::to_string(getpid()) + ".sock"),
-        log_(state_dir() + "/log/obs-test-" + std::to_string(getpid()) + ".log") {
-    pid_ = start_with_stack_env("commerce-admin-webhooks --threads 1 --socket " + socket_, log_,
-                                {{"LOG_FORMAT", "json"}});
-    auto deadline = Clock::now() + 20s;
-    while (pid_ > 0 && Clock::now() < deadline) {
-      int fd = connect_socket();
-      if (fd >= 0) {
-        close(fd);
-        break;
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-  }
-  ~JsonWebhooksHandler() {
-    if (pid_ > 0) {
-      EXPECT_TRUE(stop_process(pid_, 20));
-    }
-  }
-  JsonWebhooksHandler(const JsonWebhooksHandler&) = delete;
-  JsonWebhooksHandler& operator=(const JsonWebhooksHandler&) = delete;
-
-  const std::string& log() const { return log_; }
-
-  // The answer's status line ("" when none came).
-  std::string call(const std::string& method, const std::string& uri, const std::string& token,
-                   const std::string& request_id, const std::string& body = "") {
-    std::string params;
-    for (auto [name, value] :
-         std::map<std::string, std::string>{{"REQUEST_METHOD", method},
-                                            {"DOCUMENT_URI", uri},
-                                            {"QUERY_STRING", ""},
-                                            {"REMOTE_ADDR", "127.0.0.1"},
-                                            {"REQUEST_ID", request_id},
-                                            {"CONTENT_LENGTH", std::to_string(body.size())},
-                                            {"HTTP_AUTHORIZATION", "Bearer " + token}}) {
-      params += fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;
-    }
-    std::string begin = {0, 1, 0, 0, 0, 0, 0, 0};  // responder, no keep-alive
-    std::string request = fcgi_record(1, begin) + fcgi_record(4, params) + fcgi_record(4, "") +
-                          (body.empty() ? "" : fcgi_record(5, body)) + fcgi_record(5, "");
-    int fd = connect_socket();
-    if (fd < 0) return "";
-    timeval timeout{10, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    std::string out;
-    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-        static_cast<ssize_t>(request.size())) {
-      std::string in;
-      char buf[4096];
-      ssize_t n;
-      while ((n = read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
-      for (size_t at = 0; at + 8 <= in.size();) {
-        size_t length = (static_cast<uint8_t>(in[at + 4]) << 8) | static_cast<uint8_t>(in[at + 5]);
-        if (in[at + 1] == 6) out += in.substr(at + 8, length);
-        at += 8 + length + static_cast<uint8_t>(in[at + 6]);
-      }
-    }
-    close(fd);
-    return out.substr(0, out.find("\r\n"));
-  }
-
- private:
-  int connect_socket() const {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    socket_.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
-    close(fd);
-    return -1;
-  }
-
-  std::string socket_;
-  std::string log_;
-  pid_t pid_ = 0;
-};
 
 // The one JSON line of `path` holding `needle`, parsed (null when not exactly one).
 Json json_line_with(const std::string& path, const std::string& needle) {
@@ -279,9 +185,14 @@ TEST(StructuredLogs, AJsonHandlerWritesOneLinePerRequestWithItsRouteAndWho) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
   int64_t user = token_user_id(admin);
-  JsonWebhooksHandler handler;
+  OwnHandler handler = json_webhooks_handler();
   std::string id = unique("json-line");
-  ASSERT_EQ(handler.call("GET", "/api/v2/admin/webhooks/" + to_string(tenant), admin, id),
+  ASSERT_EQ(handler
+                .call({.method = "GET",
+                       .uri = "/api/v2/admin/webhooks/" + to_string(tenant),
+                       .token = admin,
+                       .request_id = id})
+                .status,
             "Status: 200 OK");
 
   Json line = json_line_with(handler.log(), "\"request_id\":\"" + id + "\"");
@@ -310,7 +221,12 @@ TEST(StructuredLogs, AJsonHandlerWritesOneLinePerRequestWithItsRouteAndWho) {
 
   // An unknown route: no pattern, no one authenticated.
   std::string other = unique("json-404");
-  ASSERT_EQ(handler.call("GET", "/api/v2/admin/webhooks/x/y", admin, other),
+  ASSERT_EQ(handler
+                .call({.method = "GET",
+                       .uri = "/api/v2/admin/webhooks/x/y",
+                       .token = admin,
+                       .request_id = other})
+                .status,
             "Status: 404 Not Found");
   Json missing = json_line_with(handler.log(), "\"request_id\":\"" + other + "\"");
   ASSERT_TRUE(missing);
@@ -369,9 +285,13 @@ TEST(StructuredLogs, NoPasswordTokenSecretOrWebhookUrlInAnyLog) {
              {.token = admin, .body = R"({"role":"MEMBER"})"});
     ASSERT_EQ(role.status, 200) << role.body;
 
-    JsonWebhooksHandler handler;
-    EXPECT_EQ(handler.call("GET", "/api/v2/admin/webhooks/" + to_string(tenant), admin,
-                           unique("json-list")),
+    OwnHandler handler = json_webhooks_handler();
+    EXPECT_EQ(handler
+                  .call({.method = "GET",
+                         .uri = "/api/v2/admin/webhooks/" + to_string(tenant),
+                         .token = admin,
+                         .request_id = unique("json-list")})
+                  .status,
               "Status: 200 OK");
     std::string log = state_dir() + "/log/obs-worker-" + std::to_string(getpid()) + ".log";
     ASSERT_TRUE(json_worker_pass(log));

@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "own_handler.h"
 #include "receiver.h"
 #include "stack.h"
 
@@ -293,110 +294,6 @@ bool run_worker_once(const std::map<std::string, std::string>& overrides = {}) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-// --- a handler of this test, spoken to over FastCGI -----------------------------
-
-// A FastCGI record of request 1.
-std::string fcgi_record(uint8_t type, const std::string& content) {
-  std::string r = {1,
-                   static_cast<char>(type),
-                   0,
-                   1,
-                   static_cast<char>(content.size() >> 8),
-                   static_cast<char>(content.size() & 0xff),
-                   0,
-                   0};
-  return r + content;
-}
-
-std::string fcgi_length(size_t n) {
-  if (n < 128) return std::string(1, static_cast<char>(n));
-  return {static_cast<char>((n >> 24) | 0x80), static_cast<char>((n >> 16) & 0xff),
-          static_cast<char>((n >> 8) & 0xff), static_cast<char>(n & 0xff)};
-}
-
-// A `commerce-admin-webhooks` of this test on a socket of its own, with the
-// stack's environment plus `overrides`: for settings the stack's own
-// handlers do not run with.
-class OwnWebhooksHandler {
- public:
-  explicit OwnWebhooksHandler(const std::map<std::string, std::string>& overrides)
-      : socket_(state_dir() + "/run/wh-test-" + std::to_string(getpid()) + ".sock") {
-    pid_ = start_with_stack_env("commerce-admin-webhooks --threads 1 --socket " + socket_,
-                                state_dir() + "/log/wh-test.log", overrides);
-    auto deadline = Clock::now() + 20s;
-    while (pid_ > 0 && Clock::now() < deadline) {
-      int fd = connect_socket();
-      if (fd >= 0) {
-        close(fd);
-        break;
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-  }
-  ~OwnWebhooksHandler() {
-    if (pid_ > 0) {
-      EXPECT_TRUE(stop_process(pid_, 20));
-    }
-  }
-  OwnWebhooksHandler(const OwnWebhooksHandler&) = delete;
-  OwnWebhooksHandler& operator=(const OwnWebhooksHandler&) = delete;
-
-  // The request as nginx passes it; the answer's status line and body
-  // ("" when none came).
-  std::pair<std::string, std::string> post(const std::string& uri, const std::string& token,
-                                           const std::string& body) {
-    std::string params;
-    for (auto [name, value] :
-         std::map<std::string, std::string>{{"REQUEST_METHOD", "POST"},
-                                            {"DOCUMENT_URI", uri},
-                                            {"QUERY_STRING", ""},
-                                            {"REMOTE_ADDR", "127.0.0.1"},
-                                            {"CONTENT_TYPE", "application/json"},
-                                            {"CONTENT_LENGTH", std::to_string(body.size())},
-                                            {"HTTP_AUTHORIZATION", "Bearer " + token}}) {
-      params += fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;
-    }
-    std::string begin = {0, 1, 0, 0, 0, 0, 0, 0};  // responder, no keep-alive
-    std::string request = fcgi_record(1, begin) + fcgi_record(4, params) + fcgi_record(4, "") +
-                          fcgi_record(5, body) + fcgi_record(5, "");
-    int fd = connect_socket();
-    if (fd < 0) return {};
-    timeval timeout{10, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    std::string out;
-    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-        static_cast<ssize_t>(request.size())) {
-      std::string in;
-      char buf[4096];
-      ssize_t n;
-      while ((n = read(fd, buf, sizeof buf)) > 0) in.append(buf, static_cast<size_t>(n));
-      for (size_t at = 0; at + 8 <= in.size();) {
-        size_t length = (static_cast<uint8_t>(in[at + 4]) << 8) | static_cast<uint8_t>(in[at + 5]);
-        if (in[at + 1] == 6) out += in.substr(at + 8, length);
-        at += 8 + length + static_cast<uint8_t>(in[at + 6]);
-      }
-    }
-    close(fd);
-    size_t split = out.find("\r\n\r\n");
-    if (split == std::string::npos) return {};
-    return {out.substr(0, out.find("\r\n")), out.substr(split + 4)};
-  }
-
- private:
-  int connect_socket() const {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    socket_.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
-    close(fd);
-    return -1;
-  }
-
-  std::string socket_;
-  pid_t pid_ = 0;
-};
-
 class WebhooksTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -570,13 +467,15 @@ TEST_F(WebhooksTest, CreateRefusesUrlsThatAreNotAbsoluteHttp) {
 TEST_F(WebhooksTest, CreateRefusesNonPublicTargetsWithoutNamingTheAddress) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
-  OwnWebhooksHandler strict(
-      std::map<std::string, std::string>{{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
+  OwnHandler strict("commerce-admin-webhooks", "wh-test", {{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
   for (const char* url :
        {"http://localhost:8080/hook", "http://127.0.0.1:8080/hook",
         "http://169.254.169.254/latest/meta-data/", "https://[::1]:8443/", "http://10.1.2.3/"}) {
-    auto [status, body] = strict.post(webhooks_path(tenant), admin,
-                                      R"({"url":")" + std::string(url) + R"(","events":["*"]})");
+    auto [status, body] =
+        strict.call({.method = "POST",
+                     .uri = webhooks_path(tenant),
+                     .token = admin,
+                     .body = R"({"url":")" + std::string(url) + R"(","events":["*"]})"});
     EXPECT_EQ(status, "Status: 422 Unprocessable Content") << url;
     Json json = json_parse(body);
     EXPECT_EQ(json_dump(json_get(json.get(), "errors")),
@@ -585,8 +484,10 @@ TEST_F(WebhooksTest, CreateRefusesNonPublicTargetsWithoutNamingTheAddress) {
         << url << ": " << body;
   }
   // Ports are checked before the address.
-  auto [status, body] =
-      strict.post(webhooks_path(tenant), admin, R"({"url":"http://localhost:22/","events":["*"]})");
+  auto [status, body] = strict.call({.method = "POST",
+                                     .uri = webhooks_path(tenant),
+                                     .token = admin,
+                                     .body = R"({"url":"http://localhost:22/","events":["*"]})"});
   EXPECT_EQ(status, "Status: 422 Unprocessable Content");
   EXPECT_EQ(json_dump(json_get(json_parse(body).get(), "errors")),
             R"({"url":["The url field must use port 80, 443 or 1024 to 65535."]})");

@@ -1,0 +1,55 @@
+// A handler process of a test's own, spoken to over FastCGI as nginx would.
+//
+// For settings the stack's handlers do not run with (an environment
+// override such as LOG_FORMAT=json or a stricter webhook target policy): the
+// test starts the executable on a socket of its own with the stack's
+// environment plus the overrides, and stops it when the object goes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+
+namespace ca::test {
+
+// One FastCGI record of request 1 (type, content under 64 KiB).
+std::string fcgi_record(uint8_t type, const std::string& content);
+// A name or value length as FastCGI encodes it (1 byte under 128, else 4).
+std::string fcgi_length(size_t n);
+
+struct OwnCall {
+  std::string method = "GET";
+  std::string uri{};
+  std::string token{};
+  std::string body{};
+  std::string request_id{};  // REQUEST_ID param, as nginx sets it; none when empty
+};
+
+struct OwnAnswer {
+  std::string status;  // "Status: 200 OK"; empty when no answer came
+  std::string body{};
+};
+
+class OwnHandler {
+ public:
+  // `executable` is a handler of build/ (e.g. "commerce-admin-webhooks");
+  // `tag` names its socket and log in the stack's state directory.
+  OwnHandler(const std::string& executable, const std::string& tag,
+             const std::map<std::string, std::string>& overrides);
+  ~OwnHandler();
+  OwnHandler(const OwnHandler&) = delete;
+  OwnHandler& operator=(const OwnHandler&) = delete;
+
+  const std::string& log() const { return log_; }
+  OwnAnswer call(const OwnCall& request) const;
+
+ private:
+  int connect_socket() const;
+
+  std::string socket_;
+  std::string log_;
+  pid_t pid_ = 0;
+};
+
+}  // namespace ca::test

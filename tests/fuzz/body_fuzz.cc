@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "errors.h"
+#include "error.h"
 #include "fuzz_check.h"
 #include "json.h"
 #include "validate.h"
@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   ca::FieldErrors errs;
   read_fields(body, errs, "", 0);
-  ca::Response invalid = ca::errors::validation(errs, ca::ErrorStyle::kSuccess);
+  ca::Response invalid = ca::render(ca::Error::invalid(errs), ca::ErrorStyle::kSuccess);
   FUZZ_CHECK(invalid.status == 422);
   FUZZ_CHECK(ca::json_parse(invalid.body) != nullptr);
   (void)ca::json_numbers_finite(body);

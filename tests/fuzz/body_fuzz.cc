@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   req.body.assign(reinterpret_cast<const char*>(data), size);
   ca::Result<ca::Json> parsed = ca::parse_json_object(req);
   if (!parsed.ok()) {
-    FUZZ_CHECK(parsed.error().status == 400);
+    FUZZ_CHECK(parsed.error().kind == ca::ErrorKind::kBadRequest);
     return 0;
   }
   const cJSON* body = parsed.value().get();

@@ -1,6 +1,8 @@
 #include "epoll_dispatcher.h"
 
 #include <fcgiapp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -56,6 +58,10 @@ int Dispatcher::accept_waiting() {
       break;
     }
     open_connections.fetch_add(1);
+    if (tcp_nodelay) {
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
     if (first < 0) {
       first = fd;
     } else {

@@ -52,6 +52,14 @@ struct Dispatcher {
   const Router* router;
   const Config* config;
   DbPool* pool;
+  // A TCP listening socket (listen_socket_is_tcp): each connection gets
+  // TCP_NODELAY. libfcgi writes a response in a few writes (a full buffer,
+  // then the rest and END_REQUEST at the finish); with Nagle's algorithm a
+  // short write is held while earlier data is unacknowledged, and the
+  // receiving kernel delays its ACKs (up to 40 ms on Linux). Set per
+  // connection, not left to the listening socket: whoever made that one
+  // (spawn-fcgi, a socket unit without NoDelay=) may not have set it.
+  bool tcp_nodelay = false;
 
   std::atomic<int> open_connections{0};
   // Workers between seeing the listening socket's event and counting what

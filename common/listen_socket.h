@@ -1,5 +1,7 @@
-// The handler's listening FastCGI socket: the one it inherited on fd 0
-// (spawn-fcgi, systemd StandardInput=socket) or one it makes at --socket PATH.
+// The handler's listening FastCGI socket: the one it inherited (on fd 0 from
+// spawn-fcgi or systemd's StandardInput=socket, or as systemd's LISTEN_FDS
+// on fd 3) or one it makes at --socket PATH. Inherited, it may be a unix or
+// a TCP socket (spawn-fcgi -a/-p, a socket unit's ListenStream=host:port).
 //
 // Called once at start-up, from the main thread.
 #pragma once
@@ -12,7 +14,12 @@ namespace ca {
 // by every user (nginx workers run as another one).
 int take_listen_socket(const char* program, const char* socket_path, int* exit_code);
 
-// Removes the socket file made by take_listen_socket (nothing for fd 0).
+// Whether `fd` is a TCP socket (IPv4 or IPv6), whose connections want
+// TCP_NODELAY (see Dispatcher).
+bool listen_socket_is_tcp(int fd);
+
+// Removes the socket file made by take_listen_socket (nothing for an
+// inherited socket).
 void remove_listen_socket(const char* socket_path);
 
 }  // namespace ca

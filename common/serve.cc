@@ -37,7 +37,8 @@ namespace ca {
 namespace {
 
 // Where this process's counter file goes (common/metrics.h): METRICS_DIR,
-// else the directory of the listening socket (systemd's or --socket's).
+// else the directory of the listening socket (systemd's or --socket's),
+// else (a TCP socket) the working directory.
 std::string metrics_dir(int listen_fd) {
   if (const char* dir = std::getenv("METRICS_DIR"); dir != nullptr && *dir != '\0') return dir;
   sockaddr_un addr{};
@@ -128,6 +129,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   // thread or one connection the bound is 1 and guarantees nothing.
   password_limit_concurrency(std::min(opt.threads, db_connections) - 1);
   Dispatcher dispatcher(listen_fd, epoll_fd, stop_fd, &router, &config, &pool);
+  dispatcher.tcp_nodelay = listen_socket_is_tcp(listen_fd);
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);
   std::vector<std::thread> workers;
   for (int i = 0; i < opt.threads; ++i) workers.emplace_back(worker_loop, &dispatcher);

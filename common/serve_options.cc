@@ -8,7 +8,8 @@ namespace ca {
 void serve_usage(const char* program, FILE* out) {
   std::fprintf(out,
                "usage: %s [--threads N] [--db-connections M] [--socket PATH]\n"
-               "  Serves FastCGI on fd 0 (spawn-fcgi, systemd StandardInput=socket)\n"
+               "  Serves FastCGI on the socket it inherits, unix or TCP (fd 0 from\n"
+               "  spawn-fcgi or systemd StandardInput=socket, or systemd's LISTEN_FDS),\n"
                "  or on a unix socket at PATH, with N threads sharing M database\n"
                "  connections (default M = N). Configuration comes from the environment.\n",
                program);

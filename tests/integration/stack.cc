@@ -134,7 +134,7 @@ HttpResponse http(const std::string& method, const std::string& path, const Call
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   HttpResponse out;
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-  std::string url = base_url() + path;
+  std::string url = (call.base_url.empty() ? base_url() : call.base_url) + path;
   curl_slist* raw = nullptr;
   if (!call.token.empty())
     raw = curl_slist_append(raw, ("Authorization: Bearer " + call.token).c_str());

@@ -39,6 +39,7 @@ struct Call {
   std::optional<std::string> body{};    // sent as application/json when set
   std::vector<std::string> headers{};   // extra raw "Name: value" lines
   std::string source_ip{};              // connect from this local address (e.g. 127.0.0.2)
+  std::string base_url{};               // another nginx than the stack's (http://host:port)
 };
 
 // Environment of the running stack.
@@ -47,7 +48,7 @@ std::string admin_email();
 std::string admin_password();
 std::string state_dir();
 
-// One HTTP request to base_url() + path.
+// One HTTP request to base_url() (or call.base_url) + path.
 HttpResponse http(const std::string& method, const std::string& path, const Call& call = {});
 
 // Helpers on top of the API (each asserts success with gtest).

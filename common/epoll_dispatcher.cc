@@ -1,0 +1,134 @@
+#include "epoll_dispatcher.h"
+
+#include <fcgiapp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "log.h"
+#include "serve_request.h"
+
+namespace ca {
+
+bool Dispatcher::arm(int fd, int op) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_fd, op, fd, &ev) != 0) {
+    log_error("epoll_ctl(%d): %s", fd, std::strerror(errno));
+    // Unarmed, the listening socket is never served again: exit rather
+    // than look alive (the unit restarts the process).
+    if (fd == listen_fd) std::_Exit(1);
+    close_connection(fd);
+    return false;
+  }
+  return true;
+}
+
+void Dispatcher::close_connection(int fd) {
+  close(fd);
+  connection_closed();
+}
+
+int Dispatcher::accept_waiting() {
+  constexpr int kBatch = 16;
+  int first = -1;
+  for (int i = 0; i < kBatch; ++i) {
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno != EAGAIN && errno != ECONNABORTED) {
+        // At most one line a second: out of descriptors, this repeats.
+        static std::atomic<int64_t> last_logged{0};
+        int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+        if (last_logged.exchange(now) != now) log_error("accept: %s", std::strerror(errno));
+        // Out of descriptors: let connections close rather than spin.
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      break;
+    }
+    open_connections.fetch_add(1);
+    if (tcp_nodelay) {
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    if (first < 0) {
+      first = fd;
+    } else {
+      arm(fd, EPOLL_CTL_ADD);
+    }
+  }
+  // The next connections are another worker's; once draining, another
+  // process's (the listening socket is left unarmed).
+  if (!draining.load()) arm(listen_fd, EPOLL_CTL_MOD);
+  return first;
+}
+
+namespace {
+
+// Serves the request waiting on `fd`. libfcgi reads it from the socket it
+// is given (ipcFd set, keepConnection so that its first step, finishing a
+// previous request, leaves the socket open); when nginx has closed the
+// socket instead, libfcgi closes it and tries to accept on the request's
+// listening socket, which is -1 here, so it returns at once.
+void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op) {
+  r.ipcFd = fd;
+  r.keepConnection = 1;
+  if (FCGX_Accept_r(&r) < 0) {
+    d.connection_closed();
+    return;
+  }
+  serve_request(r, *d.router, *d.config, *d.pool);
+  // Closing, libfcgi shuts its side down and waits (up to 2 s) for nginx to
+  // close first, against TCP resets. On a unix socket whose request was read
+  // in full that guards nothing, yet the thread sat out nginx's handling of
+  // every response before it could take the next request. Detached, the
+  // connection is just closed (a kept one stays open either way).
+  FCGX_Detach(&r);
+  FCGX_Finish_r(&r);
+  if (r.ipcFd < 0) {  // nginx did not ask to keep it
+    d.connection_closed();
+    return;
+  }
+  r.ipcFd = -1;  // it belongs to the epoll set now
+  d.arm(fd, arm_op);
+}
+
+}  // namespace
+
+void worker_loop(Dispatcher* d) {
+  FCGX_Request r;
+  FCGX_InitRequest(&r, -1, 0);
+  while (!d->stopping.load()) {
+    epoll_event ev{};
+    int n = epoll_wait(d->epoll_fd, &ev, 1, -1);
+    if (n < 0 && errno != EINTR) {
+      // Not expected on a valid set; a worker that left quietly would
+      // leave the process looking alive with nobody serving.
+      log_error("epoll_wait: %s", std::strerror(errno));
+      std::_Exit(1);
+    }
+    if (n <= 0 || d->stopping.load() || ev.data.fd == d->stop_fd) continue;
+    if (ev.data.fd == d->listen_fd) {
+      d->accepting.fetch_add(1);
+      int fd = d->draining.load() ? -1 : d->accept_waiting();
+      d->accepting.fetch_sub(1);
+      if (fd >= 0) serve_connection(*d, r, fd, EPOLL_CTL_ADD);
+    } else {
+      serve_connection(*d, r, ev.data.fd, EPOLL_CTL_MOD);
+    }
+  }
+  FCGX_Free(&r, 1);
+}
+
+}  // namespace ca

@@ -1,0 +1,30 @@
+// FastCGI to Request and Response to FastCGI: what nginx passes
+// (nginx/commerce-admin.conf.in) read into a Request, and a Response written
+// back as a CGI-style head and body.
+//
+// Each function works on the one request it is given, by the thread that
+// serves it.
+#pragma once
+
+#include <fcgiapp.h>
+
+#include <string>
+
+#include "http.h"
+
+namespace ca {
+
+// The request's parameters (method, path, query, headers, request id,
+// connection); the body is read by read_body.
+Request request_from_fcgi(FCGX_Request& r);
+
+// Reads up to CONTENT_LENGTH bytes into `out`, then the request's input up
+// to its end. False when the body is over the cap (1 MiB); its connection is
+// then not kept, the body being left unread.
+bool read_body(FCGX_Request& r, std::string* out);
+
+// Writes `resp` (status line, headers, JSON Content-Type unless it has its
+// own, body).
+void write_response(FCGX_Request& r, const Response& resp);
+
+}  // namespace ca

@@ -1,0 +1,78 @@
+#include "serve_request.h"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "fcgi_request.h"
+#include "json.h"
+#include "json_arena.h"
+#include "log.h"
+#include "metrics.h"
+#include "route_dispatch.h"
+
+namespace ca {
+namespace {
+
+// nginx gives up on a request after fastcgi_read_timeout (30 s,
+// nginx/commerce-admin.conf.in) and answers 504. Nothing a request writes
+// may commit after this point, counted from when nginx passed it on (see
+// Db::set_request_deadline), lest a client told it failed find it done.
+// (DB_STATEMENT_TIMEOUT_SECONDS is at most this long too.)
+constexpr auto kRequestDeadline = std::chrono::seconds(25);
+
+// One line per request: always in json mode, at debug in text mode (an
+// access log is nginx's job; text mode stays as quiet as it always was).
+// The path is not logged, only the route's pattern: ids in paths are
+// harmless, but a pattern groups the lines by endpoint.
+void log_request_line(const Request& req, int status, std::chrono::steady_clock::duration took) {
+  LogLevel level = log_format() == LogFormat::kJson ? LogLevel::kInfo : LogLevel::kDebug;
+  if (!log_enabled(level)) return;
+  const LogRequestContext& c = log_request_context();
+  // Milliseconds to the microsecond.
+  auto ms = [](auto d) {
+    return std::round(std::chrono::duration<double, std::milli>(d).count() * 1000) / 1000;
+  };
+  Json fields = json_object();
+  json_add_str(fields.get(), "method", req.method);
+  json_add_str(fields.get(), "route", c.route != nullptr ? c.route : "(none)");
+  json_add_int(fields.get(), "status", status);
+  json_add_num(fields.get(), "duration_ms", ms(took));
+  json_add_num(fields.get(), "db_ms", ms(c.db_time));
+  if (c.tenant_id != 0) json_add_int(fields.get(), "tenant_id", c.tenant_id);
+  if (c.user_id != 0) json_add_int(fields.get(), "user_id", c.user_id);
+  log_fields(level, "request", fields.get());
+}
+
+}  // namespace
+
+void serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool) {
+  // When nginx passed the request on: its timeout runs from there, and the
+  // request may have waited for a free thread since.
+  auto started = std::chrono::steady_clock::now();
+  if (auto age =
+          request_age(FCGX_GetParam("REQUEST_START", r.envp), std::chrono::system_clock::now())) {
+    started -= *age;
+  }
+  Request req = request_from_fcgi(r);
+  log_request_begin(req.request_id);
+  Response resp;
+  // Every cJSON value of the request (parsed body, response tree) lives and
+  // dies inside this scope; the response leaves it as text.
+  JsonArenaScope json_memory;
+  if (read_body(r, &req.body)) {
+    // The connection is held for the handler only, not while writing.
+    DbPool::Lease db = pool.acquire();
+    (*db).set_request_deadline(started + kRequestDeadline);
+    resp = dispatch(router, req, *db, config);
+  } else {
+    resp = respond(Error::payload_too_large("Request body too large"), ErrorStyle::kPlain);
+  }
+  write_response(r, resp);
+  auto took = std::chrono::steady_clock::now() - started;
+  metrics_record(req.method.c_str(), log_request_context().route, resp.status, took);
+  log_request_line(req, resp.status, took);
+  log_request_end();
+}
+
+}  // namespace ca

@@ -23,6 +23,10 @@ constexpr int kFilterCategory = 1, kFilterName = 2, kFilterPublished = 4, kShort
               kAfterId = 16;
 constexpr size_t kListVariants = 32;
 constexpr int kListTotal = 1;  // the column after the product's JSON
+// A name search counts its matches exactly up to this many; beyond, the
+// list answers this total with total_relation "gte" (Elasticsearch's
+// track_total_hits). docs/decisions.md, "Capped totals for name searches".
+constexpr int64_t kSearchTotalCap = 10000;
 
 struct ListStatements {
   std::array<std::string, kListVariants> names;
@@ -59,8 +63,10 @@ struct ListStatements {
         // counts and pages them: given `ORDER BY id DESC LIMIT`, PostgreSQL
         // would rather walk the tenant's ids newest first until enough rows
         // match, which reads most of the tenant when the matches are old.
+        // The count stops one past the cap: n > cap says "more than".
         total = "m AS MATERIALIZED (SELECT p.id FROM products p WHERE " + where +
-                "), total AS (SELECT count(*) AS n FROM m)";
+                "), total AS (SELECT count(*) AS n FROM (SELECT FROM m LIMIT " +
+                std::to_string(kSearchTotalCap + 1) + ") c)";
         page_ids = "SELECT p.id FROM m p WHERE true" + after;
       } else {
         // Unfiltered, the total is the tenant's live counter (sql/006);
@@ -152,7 +158,11 @@ Result<Response> products_list(Ctx& ctx) {
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
   }
-  Json body = paginated(std::move(data), page, r->int64(0, kListTotal));
+  int64_t total = r->int64(0, kListTotal);
+  // Only a name search's count stops at the cap; other counts are exact.
+  bool capped = (mask & kFilterName) != 0 && total > kSearchTotalCap;
+  Json body = paginated(std::move(data), page, capped ? kSearchTotalCap : total);
+  json_add_str(body.get(), "total_relation", capped ? "gte" : "eq");
   // After a cursor the page's position would take counting every row above
   // it, the cost the cursor exists to avoid: it is not reported.
   if (mask & kAfterId) json_set_null(body.get(), "current_page");

@@ -109,6 +109,17 @@ std::vector<int64_t> ids_of(const HttpResponse& r) {
   return out;
 }
 
+// The list body's page fields (everything but `data`) are exactly `expected`.
+void expect_json_meta(const HttpResponse& r, const std::string& expected) {
+  ASSERT_EQ(r.status, 200) << r.body;
+  Json meta(cJSON_Duplicate(r["data"], true));
+  ASSERT_TRUE(meta) << r.body;
+  cJSON_DeleteItemFromObjectCaseSensitive(meta.get(), "data");
+  Json want = json_parse(expected);
+  ASSERT_TRUE(want) << expected;
+  EXPECT_EQ(json_dump(meta.get()), json_dump(want.get()));
+}
+
 std::vector<int64_t> list_ids(const Scope& s, const std::string& query) {
   HttpResponse r = http("GET", std::string(kBase) + query, s.call());
   EXPECT_EQ(r.status, 200) << query << " -> " << r.body;
@@ -593,7 +604,7 @@ TEST(Products, ListIsPaginatedNewestFirst) {
   Scope s = fresh_scope(admin_token());
   expect_body(http("GET", kBase, s.call()), 200,
               R"({"success":true,"data":{"data":[],"current_page":1,"last_page":1,)"
-              R"("per_page":15,"total":0}})");
+              R"("per_page":15,"total":0,"total_relation":"eq"}})");
   std::vector<int64_t> ids;
   for (int i = 0; i < 23; ++i) {
     ids.push_back(create_id(
@@ -611,7 +622,7 @@ TEST(Products, ListIsPaginatedNewestFirst) {
     EXPECT_EQ(cJSON_GetArraySize(r.json.get()), 2);
     EXPECT_TRUE(cJSON_IsTrue(r["success"]));
     const cJSON* data = r["data"];
-    EXPECT_EQ(cJSON_GetArraySize(data), 5);
+    EXPECT_EQ(cJSON_GetArraySize(data), 6);  // data and the five page fields
     EXPECT_EQ(int_of(data, "current_page"), page);
     EXPECT_EQ(int_of(data, "last_page"), 3);
     EXPECT_EQ(int_of(data, "per_page"), 10);
@@ -628,7 +639,7 @@ TEST(Products, ListIsPaginatedNewestFirst) {
 
   expect_body(http("GET", std::string(kBase) + "?per_page=10&page=4", s.call()), 200,
               R"({"success":true,"data":{"data":[],"current_page":4,"last_page":3,)"
-              R"("per_page":10,"total":23}})");
+              R"("per_page":10,"total":23,"total_relation":"eq"}})");
   HttpResponse clamped = http("GET", std::string(kBase) + "?per_page=1000", s.call());
   EXPECT_EQ(int_of(clamped["data"], "per_page"), 100);
   EXPECT_EQ(int_of(clamped["data"], "last_page"), 1);
@@ -640,7 +651,7 @@ TEST(Products, ListIsPaginatedNewestFirst) {
            s.call()),
       200,
       R"({"success":true,"data":{"data":[],"current_page":1000000000,"last_page":1,)"
-      R"("per_page":100,"total":23}})");
+      R"("per_page":100,"total":23,"total_relation":"eq"}})");
   HttpResponse defaults = http("GET", kBase, s.call());
   EXPECT_EQ(int_of(defaults["data"], "per_page"), 15);
   EXPECT_EQ(int_of(defaults["data"], "last_page"), 2);
@@ -777,7 +788,7 @@ TEST(Products, AfterIdPagesByKeysetWithTheFiltersAndTheFullTotal) {
   // position, and never brings that tenant's rows.
   expect_body(http("GET", std::string(kBase) + "?after_id=" + to_string(ids[0]), s.call()), 200,
               R"({"success":true,"data":{"data":[],"current_page":null,"last_page":1,)"
-              R"("per_page":15,"total":7}})");
+              R"("per_page":15,"total":7,"total_relation":"eq"}})");
   EXPECT_EQ(page_ids(other, "?after_id=" + to_string(foreign + 1)), (Ids{foreign}));
   EXPECT_EQ(page_ids(other, "?after_id=" + to_string(foreign)), Ids{});
 
@@ -786,6 +797,61 @@ TEST(Products, AfterIdPagesByKeysetWithTheFiltersAndTheFullTotal) {
   expect_invalid(http("GET", std::string(kBase) + "?after_id=x&page=2", s.call()),
                  R"({"page":["The page field cannot be combined with after_id."],)"
                  R"("after_id":["The after_id field must be a positive integer."]})");
+}
+
+// A name search counts its matches exactly up to 10,000; past that, the
+// total is 10,000 with total_relation "gte" and last_page follows it, while
+// after_id still reaches every match (docs/decisions.md, "Capped totals for
+// name searches"). Real rows, inserted directly: 10,001 "Capped nnnnn".
+TEST(Products, ANameSearchCountsUpTo10000MatchesThenAnswersGte) {
+  using Ids = std::vector<int64_t>;
+  Scope s = fresh_scope(admin_token());
+  sql("INSERT INTO products (tenant_id, name, price) SELECT " + s.tid() +
+      ", 'Capped ' || lpad(g::text, 5, '0'), 1 FROM generate_series(1, 10001) g");
+  std::vector<std::string> oldest =
+      sql("SELECT id FROM products WHERE tenant_id = " + s.tid() + " ORDER BY id LIMIT 2");
+  ASSERT_EQ(oldest.size(), 2u);
+  int64_t newest = std::stoll(one("SELECT max(id) FROM products WHERE tenant_id = " + s.tid()));
+
+  HttpResponse broad = http("GET", std::string(kBase) + "?q=capped", s.call());
+  ASSERT_EQ(broad.status, 200) << broad.body;
+  const cJSON* meta = broad["data"];
+  EXPECT_EQ(int_of(meta, "total"), 10000);
+  EXPECT_EQ(json_get_str(meta, "total_relation").value_or(""), "gte");
+  EXPECT_EQ(int_of(meta, "last_page"), 667);
+  Ids first = ids_of(broad);
+  ASSERT_EQ(first.size(), 15u);
+  EXPECT_EQ(first[0], newest);
+  // last_page follows the capped total; the page past it still holds the
+  // 10,001st match, and the keyset cursor reaches the oldest.
+  HttpResponse past = http("GET", std::string(kBase) + "?q=capped&per_page=100&page=101", s.call());
+  EXPECT_EQ(int_of(past["data"], "last_page"), 100);
+  EXPECT_EQ(ids_of(past), (Ids{std::stoll(oldest[0])}));
+  HttpResponse keyset =
+      http("GET", std::string(kBase) + "?q=capped&after_id=" + oldest[1], s.call());
+  EXPECT_EQ(ids_of(keyset), (Ids{std::stoll(oldest[0])}));
+  EXPECT_EQ(int_of(keyset["data"], "total"), 10000);
+  EXPECT_EQ(json_get_str(keyset["data"], "total_relation").value_or(""), "gte");
+
+  // A selective search counts exactly: 00120 to 00129.
+  expect_json_meta(
+      http("GET", std::string(kBase) + "?q=Capped%200012&per_page=5", s.call()),
+      R"({"current_page":1,"last_page":2,"per_page":5,"total":10,"total_relation":"eq"})");
+  // Exactly 10,000 matches are still an exact count.
+  sql("UPDATE products SET deleted_at = now() WHERE tenant_id = " + s.tid() +
+      " AND id = " + oldest[0]);
+  expect_json_meta(http("GET", std::string(kBase) + "?q=capped", s.call()),
+                   R"({"current_page":1,"last_page":667,"per_page":15,"total":10000,)"
+                   R"("total_relation":"eq"})");
+  // Only name searches are capped: another filter counts every match.
+  expect_json_meta(http("GET", std::string(kBase) + "?published=true&per_page=100", s.call()),
+                   R"({"current_page":1,"last_page":100,"per_page":100,"total":10000,)"
+                   R"("total_relation":"eq"})");
+  sql("UPDATE products SET deleted_at = NULL WHERE tenant_id = " + s.tid() +
+      " AND id = " + oldest[0]);
+  expect_json_meta(http("GET", std::string(kBase) + "?published=true&per_page=100", s.call()),
+                   R"({"current_page":1,"last_page":101,"per_page":100,"total":10001,)"
+                   R"("total_relation":"eq"})");
 }
 
 TEST(Products, EventsAreWrittenForCreateUpdateAndDelete) {

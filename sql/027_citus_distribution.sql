@@ -7,10 +7,11 @@
 --              that is not listed below.
 --   reference  copied to every worker (not per tenant; read with every
 --              tenant's rows, or read by all; written far less than read):
---              tenants, users, sessions, addresses, login_failures,
---              worker_status.
---   local      stays on the coordinator only, outside Citus:
---              schema_migrations (only `commerce-admin migrate` reads it).
+--              tenants, users, sessions, addresses, worker_status.
+--   local      stays on the coordinator only, outside Citus (read and
+--              written alone, never joined): schema_migrations, and
+--              login_failures, whose upsert computes with now() in
+--              ON CONFLICT DO UPDATE, which Citus refuses on its tables.
 --
 -- A migration after this one that creates a table places it itself:
 --   SELECT ca_distribute('new_table', 'tenant');   -- or 'reference', 'local'
@@ -31,9 +32,8 @@ RETURN EXISTS (SELECT FROM pg_extension WHERE extname = 'citus');
 CREATE FUNCTION ca_distribution_kind(t regclass) RETURNS text
 LANGUAGE sql STABLE
 RETURN CASE
-  WHEN t::text IN ('tenants', 'users', 'sessions', 'addresses', 'login_failures',
-                   'worker_status') THEN 'reference'
-  WHEN t::text = 'schema_migrations' THEN 'local'
+  WHEN t::text IN ('tenants', 'users', 'sessions', 'addresses', 'worker_status') THEN 'reference'
+  WHEN t::text IN ('schema_migrations', 'login_failures') THEN 'local'
   WHEN EXISTS (SELECT FROM pg_attribute
                WHERE attrelid = t AND attname = 'tenant_id' AND attnotnull AND NOT attisdropped)
     THEN 'tenant'

@@ -74,7 +74,9 @@ $$;
 -- stops the migration (a new table without tenant_id needs a decision).
 -- Then copies every function of ours to the workers (shards evaluate
 -- generated columns and the functions in statements sent to them). Safe to
--- call again: what is placed already is left alone.
+-- call again: what is placed already is left alone. A single-node database
+-- moved to Citus later (CREATE EXTENSION citus, citus_add_node for each
+-- worker) is distributed by calling it once as the schema owner.
 CREATE FUNCTION ca_distribute_all() RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -96,6 +98,18 @@ BEGIN
   -- migrated without 026, is distributed anyway and its writes fail on the
   -- shards, loudly, instead of this migration.
   SET LOCAL citus.enable_unsafe_triggers = on;
+  -- Citus refuses ON DELETE SET NULL (category_id) on a key that includes
+  -- the distribution column. On Citus the key checks only (NO ACTION); the
+  -- category delete must then clear its products' category_id in its own
+  -- statement (docs/scaling.md). Single-node keeps the original key.
+  IF EXISTS (SELECT FROM pg_constraint
+             WHERE conname = 'products_tenant_id_category_id_fkey'
+               AND conrelid = 'products'::regclass AND confdeltype = 'n')
+     AND NOT EXISTS (SELECT FROM pg_dist_partition WHERE logicalrelid = 'products'::regclass) THEN
+    ALTER TABLE products DROP CONSTRAINT products_tenant_id_category_id_fkey;
+    ALTER TABLE products ADD CONSTRAINT products_tenant_id_category_id_fkey
+      FOREIGN KEY (tenant_id, category_id) REFERENCES categories (tenant_id, id);
+  END IF;
   LOOP
     placed_one := false;
     FOR r IN
@@ -144,21 +158,5 @@ BEGIN
   END LOOP;
 END
 $$;
-
--- Citus refuses ON DELETE SET NULL (category_id) on a key that includes the
--- distribution column. On Citus the key checks only (NO ACTION); the category
--- delete must then clear its products' category_id in its own statement
--- (docs/scaling.md). Single-node keeps the original key.
-DO $fk$
-BEGIN
-  IF ca_citus() AND EXISTS (SELECT FROM pg_constraint
-                            WHERE conname = 'products_tenant_id_category_id_fkey'
-                              AND conrelid = 'products'::regclass AND confdeltype = 'n') THEN
-    ALTER TABLE products DROP CONSTRAINT products_tenant_id_category_id_fkey;
-    ALTER TABLE products ADD CONSTRAINT products_tenant_id_category_id_fkey
-      FOREIGN KEY (tenant_id, category_id) REFERENCES categories (tenant_id, id);
-  END IF;
-END
-$fk$;
 
 SELECT ca_distribute_all();

@@ -120,10 +120,16 @@ const Statement kPushClaim{
     "  ELSE x.target_value END"};
 
 // $1 tenant, $2 id, $3 claim, $4 outcome, $5 error or NULL.
+// Two statements, not one with `CASE WHEN success THEN now()`: Citus
+// refuses a non-IMMUTABLE function inside CASE in an UPDATE.
 const Statement kPushDone{
     "worker_announcements_push_done",
+    "UPDATE announcements SET push_status = $4, push_error = $5, sent_at = now(), "
+    "  push_claim = NULL, push_lease_until = NULL, updated_at = now() "
+    "WHERE tenant_id = $1 AND id = $2 AND push_claim = $3::uuid AND push_status = 'sending'"};
+const Statement kPushFailed{
+    "worker_announcements_push_failed",
     "UPDATE announcements SET push_status = $4, push_error = $5, "
-    "  sent_at = CASE WHEN $4 = 'success' THEN now() ELSE sent_at END, "
     "  push_claim = NULL, push_lease_until = NULL, updated_at = now() "
     "WHERE tenant_id = $1 AND id = $2 AND push_claim = $3::uuid AND push_status = 'sending'"};
 
@@ -233,8 +239,9 @@ int push_one(Db& db, const Config& config, int lease_seconds, int64_t tenant_id_
   }
   std::optional<std::string> error;
   if (!outcome.delivered) error = outcome.error.substr(0, 1000);
-  DbResult done = db.exec(kPushDone, {tenant_id, id, claim->str(0, 2),
-                                      outcome.delivered ? "success" : "failed", error});
+  DbResult done =
+      db.exec(outcome.delivered ? kPushDone : kPushFailed,
+              {tenant_id, id, claim->str(0, 2), outcome.delivered ? "success" : "failed", error});
   if (!done.ok()) {
     log_error("recording a push: %s", done.error().message.c_str());
     return -1;

@@ -185,16 +185,20 @@ const Statement kRecordFailed{
     "RETURNING d.status, d.webhook_id, w.failing_since IS NOT NULL"};
 
 // A subscription is failing from its first failed attempt until a delivery
-// succeeds ($1 tenant, $2 webhook, $3 failing). Written only when that
-// changes, and as a statement of its own after the delivery's record: the
-// record locks the delivery row only, as deleting a subscription locks the
-// subscription and then its deliveries, so the two cannot deadlock. Two
-// outcomes recorded at the same instant may leave the older one's state
-// until the subscription's next attempt.
-const Statement kSetFailing{
-    "webhooks_set_failing",
-    "UPDATE webhooks SET failing_since = CASE WHEN $3::boolean THEN now() END "
-    "WHERE tenant_id = $1 AND id = $2 AND (failing_since IS NOT NULL) <> $3::boolean"};
+// succeeds ($1 tenant, $2 webhook). Written only when that changes, and as
+// a statement of its own after the delivery's record: the record locks the
+// delivery row only, as deleting a subscription locks the subscription and
+// then its deliveries, so the two cannot deadlock. Two outcomes recorded at
+// the same instant may leave the older one's state until the
+// subscription's next attempt. Two statements, not one with `CASE WHEN
+// failing THEN now()`: Citus refuses a non-IMMUTABLE function inside CASE
+// in an UPDATE.
+const Statement kSetFailing{"webhooks_set_failing",
+                            "UPDATE webhooks SET failing_since = now() "
+                            "WHERE tenant_id = $1 AND id = $2 AND failing_since IS NULL"};
+const Statement kSetRecovered{"webhooks_set_recovered",
+                              "UPDATE webhooks SET failing_since = NULL "
+                              "WHERE tenant_id = $1 AND id = $2 AND failing_since IS NOT NULL"};
 
 // Rows whose attempt's lease ran out with no outcome recorded (a lease is
 // cleared by every outcome). Cross-tenant but without locks: each is then
@@ -266,7 +270,7 @@ WebhookRequest build_request(const Claimed& c, int64_t now_unix, std::string* pr
 }
 
 void set_failing(Db& db, int64_t tenant_id, int64_t webhook_id, bool failing) {
-  DbResult r = db.exec(kSetFailing, {tenant_id, webhook_id, failing});
+  DbResult r = db.exec(failing ? kSetFailing : kSetRecovered, {tenant_id, webhook_id});
   if (!r.ok()) {
     log_error("webhook subscription %lld (tenant %lld): could not record that it %s: %s",
               static_cast<long long>(webhook_id), static_cast<long long>(tenant_id),

@@ -28,6 +28,7 @@
 #include "../announcements/announcement_json.h"
 #include "events.h"
 #include "json.h"
+#include "jwt.h"
 #include "log.h"
 #include "push_gateway.h"
 #include "tasks.h"
@@ -94,13 +95,15 @@ const Statement kPushDueTenants{
     "  AND (expires_at IS NULL OR expires_at > now()) "
     "GROUP BY tenant_id ORDER BY tenant_id <= $2, tenant_id LIMIT $1"};
 
-// $1 lease in seconds, $2 the tenant. Columns: tenant_id, id, claim, title, body, push_data,
+// $1 lease in seconds, $2 the tenant, $3 a fresh claim id (made here, not
+// gen_random_uuid(): Citus refuses VOLATILE functions in an UPDATE of a
+// distributed table). Columns: tenant_id, id, claim, title, body, push_data,
 // topic, target_type, target_value. A `users` target was checked against
 // the tenant's members when it was written; the push may go out days
 // later, so it is narrowed to those still members now (NULL when none is).
 const Statement kPushClaim{
     "worker_announcements_push_claim",
-    "UPDATE announcements x SET push_status = 'sending', push_claim = gen_random_uuid(), "
+    "UPDATE announcements x SET push_status = 'sending', push_claim = $3::uuid, "
     "  push_lease_until = now() + make_interval(secs => $1) "
     "FROM (SELECT tenant_id, id FROM announcements "
     "      WHERE tenant_id = $2 AND status = 'published' AND is_push_enabled "
@@ -206,7 +209,7 @@ std::string push_body(const Rows& r) {
 // Claims and sends one push of the tenant; 1 when one was handled, 0 when
 // none is due, -1 on error.
 int push_one(Db& db, const Config& config, int lease_seconds, int64_t tenant_id_wanted) {
-  DbResult claim = db.exec(kPushClaim, {lease_seconds, tenant_id_wanted});
+  DbResult claim = db.exec(kPushClaim, {lease_seconds, tenant_id_wanted, random_uuid()});
   if (!claim.ok()) {
     log_error("claiming a push: %s", claim.error().message.c_str());
     return -1;

@@ -52,10 +52,13 @@ const Statement kPublishDueTenants{
     "SELECT tenant_id FROM announcements WHERE status = 'scheduled' AND scheduled_at <= now() "
     "GROUP BY tenant_id ORDER BY tenant_id <= $2, tenant_id LIMIT $1"};
 
-// $1 rows at most, $2 the tenant.
+// $1 rows at most, $2 the tenant. The locking CTEs here and in kPushClaim
+// are MATERIALIZED: run once, not again for each row of the tenant the
+// UPDATE joins them to (a rerun skips the rows this statement already
+// updated and locks the next ones: every due row of the tenant).
 const Statement kPublishDue{
     "worker_announcements_publish_due",
-    "WITH due AS (SELECT id FROM announcements "
+    "WITH due AS MATERIALIZED (SELECT id FROM announcements "
     "             WHERE tenant_id = $2 AND status = 'scheduled' AND scheduled_at <= now() "
     "             ORDER BY scheduled_at LIMIT $1 FOR UPDATE SKIP LOCKED), "
     "a AS (UPDATE announcements x SET status = 'published', published_at = now(), "
@@ -103,17 +106,17 @@ const Statement kPushDueTenants{
 // later, so it is narrowed to those still members now (NULL when none is).
 const Statement kPushClaim{
     "worker_announcements_push_claim",
-    "UPDATE announcements x SET push_status = 'sending', push_claim = $3::uuid, "
-    "  push_lease_until = now() + make_interval(secs => $1) "
-    "FROM (SELECT tenant_id, id FROM announcements "
+    "WITH c AS MATERIALIZED (SELECT id FROM announcements "
     "      WHERE tenant_id = $2 AND status = 'published' AND is_push_enabled "
     "        AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < "
     "now())) "
     "        AND (scheduled_at IS NULL OR scheduled_at <= now()) "
     "        AND (expires_at IS NULL OR expires_at > now()) "
     "      ORDER BY push_lease_until NULLS FIRST, published_at, id "
-    "      LIMIT 1 FOR UPDATE SKIP LOCKED) c "
-    "WHERE x.tenant_id = $2 AND x.id = c.id "
+    "      LIMIT 1 FOR UPDATE SKIP LOCKED) "
+    "UPDATE announcements x SET push_status = 'sending', push_claim = $3::uuid, "
+    "  push_lease_until = now() + make_interval(secs => $1) "
+    "FROM c WHERE x.tenant_id = $2 AND x.id = c.id "
     "RETURNING x.tenant_id, x.id, x.push_claim::text, COALESCE(x.push_title, x.title), "
     "  COALESCE(x.push_body, x.summary), x.push_data::text, x.topic, x.target_type, "
     "  CASE WHEN x.target_type = 'users' THEN "

@@ -111,7 +111,8 @@ const Statement kDueTenants{
 // the same free slots, for as long as those requests take). Only the rows
 // chosen are locked, SKIP LOCKED and with the due condition checked again on
 // the row's newest version: a row another worker leased meanwhile is left
-// out, not sent twice.
+// out, not sent twice. `locked` runs once (MATERIALIZED), never again for
+// each row of the tenant the UPDATE joins it to.
 const Statement kClaim{
     "webhook_deliveries_claim",
     "WITH in_flight AS MATERIALIZED ("
@@ -139,7 +140,7 @@ const Statement kClaim{
     "picked AS ("
     "  SELECT p.id FROM per_webhook p ORDER BY p.next_attempt_at, p.id "
     "  LIMIT GREATEST(0, LEAST($1, $4 - (SELECT COALESCE(sum(n), 0) FROM in_flight)))), "
-    "locked AS ("
+    "locked AS MATERIALIZED ("
     "  SELECT c.id FROM webhook_deliveries c JOIN picked p ON p.id = c.id "
     "  WHERE c.tenant_id = $5 AND c.status = 'pending' AND c.next_attempt_at <= now() "
     "    AND (c.lease_until IS NULL OR c.lease_until < now()) "

@@ -21,7 +21,8 @@
 -- tables: ALTER TABLE ... ADD CONSTRAINT together with other subcommands
 -- (one ADD CONSTRAINT per ALTER TABLE), ON DELETE SET NULL (col) on a key
 -- that includes tenant_id, triggers that write other tables, FOR UPDATE over
--- several tenants, and non-IMMUTABLE expressions in RETURNING.
+-- several tenants, non-IMMUTABLE expressions in RETURNING, VOLATILE
+-- functions in UPDATE, and now() inside CASE or ON CONFLICT DO UPDATE.
 
 -- True when this database runs Citus.
 CREATE FUNCTION ca_citus() RETURNS boolean

@@ -49,6 +49,14 @@ ccache_launcher() {
 }
 
 pg_bin() { echo "/usr/lib/postgresql/15/bin/$1"; }
+pg_bin_config_path() { pg_bin pg_config; }
+pg_bin_config() { "$(pg_bin_config_path)" "$@"; }
+
+# True when Citus 13.2 is installed into PostgreSQL 15 (scripts/install-citus).
+citus_installed() {
+  [ -f "$(pg_bin_config --pkglibdir)/citus.so" ] &&
+    grep -q "^default_version = '13\.2-" "$(pg_bin_config --sharedir)/extension/citus.control" 2>/dev/null
+}
 
 # Waits until URL answers 200 or the timeout (seconds) passes.
 wait_http() {

@@ -11,6 +11,13 @@
 // whose lease ran out (its worker died mid-send) is taken over by the next
 // pass, so only a worker killed between sending and recording can cause a
 // second send of the same push.
+//
+// Both claim tenant by tenant, so that on Citus every locking statement is a
+// router query on one tenant's shard (FOR UPDATE across shards is refused;
+// docs/scaling.md): a statement without locks lists the tenants with due
+// rows, in turn from where the last pass stopped, and each tenant's rows are
+// then claimed by a statement with tenant_id = $n. Taking tenants in turn
+// keeps one tenant's backlog from holding back the others.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +28,7 @@
 #include "../announcements/announcement_json.h"
 #include "events.h"
 #include "json.h"
+#include "jwt.h"
 #include "log.h"
 #include "push_gateway.h"
 #include "tasks.h"
@@ -34,14 +42,28 @@ constexpr int kPushMaxPerPass = 100;
 // A pass also has webhook deliveries to do: pushes stop being claimed after this.
 constexpr auto kPushPassBudget = std::chrono::seconds(5);
 
+// Tenants at most per statement of the lists below.
+constexpr int kTenantsPerRound = 100;
+
+// $1 tenants at most, $2 the tenant the previous round ended with (0 at
+// first): tenants with scheduled rows that fell due, those after $2 first.
+const Statement kPublishDueTenants{
+    "worker_announcements_publish_due_tenants",
+    "SELECT tenant_id FROM announcements WHERE status = 'scheduled' AND scheduled_at <= now() "
+    "GROUP BY tenant_id ORDER BY tenant_id <= $2, tenant_id LIMIT $1"};
+
+// $1 rows at most, $2 the tenant. The locking CTEs here and in kPushClaim
+// are MATERIALIZED: run once, not again for each row of the tenant the
+// UPDATE joins them to (a rerun skips the rows this statement already
+// updated and locks the next ones: every due row of the tenant).
 const Statement kPublishDue{
     "worker_announcements_publish_due",
-    "WITH due AS (SELECT tenant_id, id FROM announcements "
-    "             WHERE status = 'scheduled' AND scheduled_at <= now() "
+    "WITH due AS MATERIALIZED (SELECT id FROM announcements "
+    "             WHERE tenant_id = $2 AND status = 'scheduled' AND scheduled_at <= now() "
     "             ORDER BY scheduled_at LIMIT $1 FOR UPDATE SKIP LOCKED), "
     "a AS (UPDATE announcements x SET status = 'published', published_at = now(), "
     "        updated_at = now() "
-    "      FROM due WHERE x.tenant_id = due.tenant_id AND x.id = due.id RETURNING x.*) "
+    "      FROM due WHERE x.tenant_id = $2 AND x.id = due.id RETURNING x.*) "
     "SELECT " CA_ANNOUNCEMENT_COLUMNS " FROM a JOIN users u ON u.id = a.created_by"};
 
 // Pending pushes of announcements that expired before they went out.
@@ -65,23 +87,36 @@ const Statement kPushAbandoned{
     "WHERE push_status = 'sending' AND push_lease_until < now() "
     "  AND NOT (status = 'published' AND is_push_enabled)"};
 
-// $1 lease in seconds. Columns: tenant_id, id, claim, title, body, push_data,
+// $1 tenants at most, $2 the tenant the previous round ended with (0 at
+// first): tenants with a push to send or to take over, those after $2 first.
+const Statement kPushDueTenants{
+    "worker_announcements_push_due_tenants",
+    "SELECT tenant_id FROM announcements "
+    "WHERE status = 'published' AND is_push_enabled "
+    "  AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < now())) "
+    "  AND (scheduled_at IS NULL OR scheduled_at <= now()) "
+    "  AND (expires_at IS NULL OR expires_at > now()) "
+    "GROUP BY tenant_id ORDER BY tenant_id <= $2, tenant_id LIMIT $1"};
+
+// $1 lease in seconds, $2 the tenant, $3 a fresh claim id (made here, not
+// gen_random_uuid(): Citus refuses VOLATILE functions in an UPDATE of a
+// distributed table). Columns: tenant_id, id, claim, title, body, push_data,
 // topic, target_type, target_value. A `users` target was checked against
 // the tenant's members when it was written; the push may go out days
 // later, so it is narrowed to those still members now (NULL when none is).
 const Statement kPushClaim{
     "worker_announcements_push_claim",
-    "UPDATE announcements x SET push_status = 'sending', push_claim = gen_random_uuid(), "
-    "  push_lease_until = now() + make_interval(secs => $1) "
-    "FROM (SELECT tenant_id, id FROM announcements "
-    "      WHERE status = 'published' AND is_push_enabled "
+    "WITH c AS MATERIALIZED (SELECT id FROM announcements "
+    "      WHERE tenant_id = $2 AND status = 'published' AND is_push_enabled "
     "        AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < "
     "now())) "
     "        AND (scheduled_at IS NULL OR scheduled_at <= now()) "
     "        AND (expires_at IS NULL OR expires_at > now()) "
     "      ORDER BY push_lease_until NULLS FIRST, published_at, id "
-    "      LIMIT 1 FOR UPDATE SKIP LOCKED) c "
-    "WHERE x.tenant_id = c.tenant_id AND x.id = c.id "
+    "      LIMIT 1 FOR UPDATE SKIP LOCKED) "
+    "UPDATE announcements x SET push_status = 'sending', push_claim = $3::uuid, "
+    "  push_lease_until = now() + make_interval(secs => $1) "
+    "FROM c WHERE x.tenant_id = $2 AND x.id = c.id "
     "RETURNING x.tenant_id, x.id, x.push_claim::text, COALESCE(x.push_title, x.title), "
     "  COALESCE(x.push_body, x.summary), x.push_data::text, x.topic, x.target_type, "
     "  CASE WHEN x.target_type = 'users' THEN "
@@ -91,18 +126,30 @@ const Statement kPushClaim{
     "  ELSE x.target_value END"};
 
 // $1 tenant, $2 id, $3 claim, $4 outcome, $5 error or NULL.
+// Two statements, not one with `CASE WHEN success THEN now()`: Citus
+// refuses a non-IMMUTABLE function inside CASE in an UPDATE.
 const Statement kPushDone{
     "worker_announcements_push_done",
+    "UPDATE announcements SET push_status = $4, push_error = $5, sent_at = now(), "
+    "  push_claim = NULL, push_lease_until = NULL, updated_at = now() "
+    "WHERE tenant_id = $1 AND id = $2 AND push_claim = $3::uuid AND push_status = 'sending'"};
+const Statement kPushFailed{
+    "worker_announcements_push_failed",
     "UPDATE announcements SET push_status = $4, push_error = $5, "
-    "  sent_at = CASE WHEN $4 = 'success' THEN now() ELSE sent_at END, "
     "  push_claim = NULL, push_lease_until = NULL, updated_at = now() "
     "WHERE tenant_id = $1 AND id = $2 AND push_claim = $3::uuid AND push_status = 'sending'"};
 
-// One batch in one transaction; returns how many were published, -1 on error.
-int publish_batch(Db& db) {
+// Where the next round of each task takes up the turn of tenants (this
+// process's; another worker keeps its own).
+int64_t g_last_publish_tenant = 0;
+int64_t g_last_push_tenant = 0;
+
+// One batch of one tenant in one transaction; returns how many were
+// published, -1 on error.
+int publish_batch(Db& db, int64_t tenant_id) {
   Transaction tx(db);
   if (!tx.began()) return -1;
-  DbResult due = db.exec(kPublishDue, {kPublishBatch});
+  DbResult due = db.exec(kPublishDue, {kPublishBatch, tenant_id});
   if (!due.ok()) {
     log_error("publishing scheduled announcements: %s", due.error().message.c_str());
     return -1;
@@ -162,9 +209,10 @@ std::string push_body(const Rows& r) {
   return json_dump(o);
 }
 
-// Claims and sends one push; 1 when one was handled, 0 when none is due, -1 on error.
-int push_one(Db& db, const Config& config, int lease_seconds) {
-  DbResult claim = db.exec(kPushClaim, {lease_seconds});
+// Claims and sends one push of the tenant; 1 when one was handled, 0 when
+// none is due, -1 on error.
+int push_one(Db& db, const Config& config, int lease_seconds, int64_t tenant_id_wanted) {
+  DbResult claim = db.exec(kPushClaim, {lease_seconds, tenant_id_wanted, random_uuid()});
   if (!claim.ok()) {
     log_error("claiming a push: %s", claim.error().message.c_str());
     return -1;
@@ -197,8 +245,9 @@ int push_one(Db& db, const Config& config, int lease_seconds) {
   }
   std::optional<std::string> error;
   if (!outcome.delivered) error = outcome.error.substr(0, 1000);
-  DbResult done = db.exec(kPushDone, {tenant_id, id, claim->str(0, 2),
-                                      outcome.delivered ? "success" : "failed", error});
+  DbResult done =
+      db.exec(outcome.delivered ? kPushDone : kPushFailed,
+              {tenant_id, id, claim->str(0, 2), outcome.delivered ? "success" : "failed", error});
   if (!done.ok()) {
     log_error("recording a push: %s", done.error().message.c_str());
     return -1;
@@ -214,11 +263,24 @@ int push_one(Db& db, const Config& config, int lease_seconds) {
 
 int task_publish_scheduled(Db& db, const Config&) {
   int total = 0;
+  // Rounds over the tenants with due rows, a batch of each per round.
   while (total < kPublishMaxPerPass) {
-    int n = publish_batch(db);
-    if (n < 0) return -1;
-    total += n;
-    if (n < kPublishBatch) break;
+    DbResult tenants = db.exec(kPublishDueTenants, {kTenantsPerRound, g_last_publish_tenant});
+    if (!tenants.ok()) {
+      log_error("finding scheduled announcements: %s", tenants.error().message.c_str());
+      return -1;
+    }
+    if (tenants->empty()) break;
+    int round = 0;  // none: the due rows are locked by another worker's batch
+    for (int i = 0; i < tenants->size() && total < kPublishMaxPerPass; ++i) {
+      int64_t tenant_id = tenants->int64(i, 0);
+      int n = publish_batch(db, tenant_id);
+      if (n < 0) return -1;
+      total += n;
+      round += n;
+      g_last_publish_tenant = tenant_id;
+    }
+    if (round == 0) break;
   }
   return total;
 }
@@ -240,13 +302,28 @@ int task_send_push(Db& db, const Config& config) {
   int timeout = config.webhook_timeout_seconds > 0 ? config.webhook_timeout_seconds : 10;
   int lease_seconds = std::max(120, 2 * timeout + 30);
   auto deadline = std::chrono::steady_clock::now() + kPushPassBudget;
-  for (int i = 0; i < kPushMaxPerPass && std::chrono::steady_clock::now() < deadline; ++i) {
-    int n = push_one(db, config, lease_seconds);
-    if (n < 0) return -1;
-    if (n == 0) break;
-    total += n;
+  // Rounds over the tenants with a push due, one push of each per round.
+  int sent = 0;
+  while (sent < kPushMaxPerPass && std::chrono::steady_clock::now() < deadline) {
+    DbResult tenants = db.exec(kPushDueTenants, {kTenantsPerRound, g_last_push_tenant});
+    if (!tenants.ok()) {
+      log_error("finding pushes to send: %s", tenants.error().message.c_str());
+      return -1;
+    }
+    if (tenants->empty()) break;
+    int round = sent;
+    for (int i = 0; i < tenants->size() && sent < kPushMaxPerPass &&
+                    std::chrono::steady_clock::now() < deadline;
+         ++i) {
+      int64_t tenant_id = tenants->int64(i, 0);
+      int n = push_one(db, config, lease_seconds, tenant_id);
+      if (n < 0) return -1;
+      g_last_push_tenant = tenant_id;
+      sent += n;
+    }
+    if (sent == round) break;  // another worker holds what is due
   }
-  return total;
+  return total + sent;
 }
 
 }  // namespace ca

@@ -1,10 +1,13 @@
 // Webhook deliveries (DESIGN §5): claim due rows, POST them signed, record
 // each attempt, retry with backoff.
 //
-// Claiming is one statement: the due rows are picked with FOR UPDATE SKIP
-// LOCKED and, in the same statement, leased (lease_until = now + timeout +
-// margin) and counted as an attempt. Concurrent workers therefore never take
-// the same row, and a worker killed mid-delivery leaves a row that becomes
+// Claiming is tenant by tenant (so that on Citus each claim is a router
+// query on one shard, docs/scaling.md): one statement without locks lists
+// the tenants with due rows, in turn from where the last claim stopped; then
+// for each, one statement picks its due rows with FOR UPDATE SKIP LOCKED and,
+// in the same statement, leases them (lease_until = now + timeout + margin)
+// and counts an attempt. Concurrent workers therefore never take the same
+// row, and a worker killed mid-delivery leaves a row that becomes
 // due again when its lease runs out (at-least-once; receivers deduplicate on
 // webhook-id). The outcome is written only while the lease is still ours:
 // the lease_until value our claim set is the fencing token, so a worker that
@@ -77,56 +80,69 @@ const Statement kCancelDeleted{
     " AND d.status = 'pending' AND d.next_attempt_at <= now() "
     " AND (d.lease_until IS NULL OR d.lease_until < now())"};
 
+// $1 tenants at most, $2 the tenant the previous claim ended with (0 at
+// first). The tenants with a due row of an active subscription, in turn:
+// those after $2 first, then from the lowest. No lock, and on Citus each
+// shard answers for its own tenants (the subscription is joined on
+// tenant_id): an index probe per active subscription.
+const Statement kDueTenants{
+    "webhook_deliveries_due_tenants",
+    "SELECT w.tenant_id FROM webhooks w "
+    "WHERE w.is_active AND EXISTS ("
+    "  SELECT FROM webhook_deliveries c "
+    "  WHERE c.tenant_id = w.tenant_id AND c.webhook_id = w.id AND c.status = 'pending' "
+    "    AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())) "
+    "GROUP BY w.tenant_id ORDER BY w.tenant_id <= $2, w.tenant_id LIMIT $1"};
+
 // $1 rows wanted, $2 lease seconds, $3 rows in flight per subscription (one
-// while it is failing), $4 per tenant. Returns what an attempt needs; the lease value comes back as
-// text and is handed back unchanged as the fence.
+// while it is failing), $4 per tenant, $5 the tenant: every table is read by
+// tenant_id = $5, so on Citus the statement runs on the tenant's shard alone
+// (FOR UPDATE across shards is refused). Returns what an attempt needs; the
+// lease comes back as the column itself (RETURNING refuses the non-IMMUTABLE
+// ::text on Citus) and is handed back unchanged as the fence.
 //
 // Fair, not oldest-first across the installation: each active subscription
 // offers its oldest due rows (an index probe per subscription, so a backlog
 // of one costs the others nothing), minus the rows it already has in flight;
-// each tenant is held to its share the same way; and the claim takes every
-// tenant's first row before any tenant's second. The in-flight counts come
-// from the leases, so they cover every worker (two workers claiming at the
-// same instant may each fill the same free slots, for as long as those
-// requests take). Only the rows chosen are locked, SKIP LOCKED and with the
-// due condition checked again on the row's newest version: a row another
-// worker leased meanwhile is left out, not sent twice.
+// the tenant is held to its share the same way; and the caller takes
+// tenants in turn (kDueTenants), each tenant's first rows before any
+// tenant's further ones. The in-flight counts come from the leases, so they
+// cover every worker (two workers claiming at the same instant may each fill
+// the same free slots, for as long as those requests take). Only the rows
+// chosen are locked, SKIP LOCKED and with the due condition checked again on
+// the row's newest version: a row another worker leased meanwhile is left
+// out, not sent twice. `locked` runs once (MATERIALIZED), never again for
+// each row of the tenant the UPDATE joins it to.
 const Statement kClaim{
     "webhook_deliveries_claim",
     "WITH in_flight AS MATERIALIZED ("
-    "  SELECT tenant_id, webhook_id, count(*) AS n FROM webhook_deliveries "
-    "  WHERE status = 'pending' AND lease_until >= now() GROUP BY tenant_id, webhook_id), "
+    "  SELECT webhook_id, count(*) AS n FROM webhook_deliveries "
+    "  WHERE tenant_id = $5 AND status = 'pending' AND lease_until >= now() "
+    "  GROUP BY webhook_id), "
     "offered AS MATERIALIZED ("
-    "  SELECT c.tenant_id, c.id, c.webhook_id, c.next_attempt_at, COALESCE(f.n, 0) AS busy, "
+    "  SELECT c.id, c.webhook_id, c.next_attempt_at, COALESCE(f.n, 0) AS busy, "
     "         CASE WHEN w.failing_since IS NULL THEN $3 ELSE 1 END AS cap "
     "  FROM webhooks w "
-    "  LEFT JOIN in_flight f ON f.tenant_id = w.tenant_id AND f.webhook_id = w.id "
+    "  LEFT JOIN in_flight f ON f.webhook_id = w.id "
     "  CROSS JOIN LATERAL ("
-    "    SELECT c.tenant_id, c.id, c.webhook_id, c.next_attempt_at FROM webhook_deliveries c "
-    "    WHERE c.tenant_id = w.tenant_id AND c.webhook_id = w.id AND c.status = 'pending' "
+    "    SELECT c.id, c.webhook_id, c.next_attempt_at FROM webhook_deliveries c "
+    "    WHERE c.tenant_id = $5 AND c.webhook_id = w.id AND c.status = 'pending' "
     "      AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now()) "
     "    ORDER BY c.next_attempt_at, c.id LIMIT $3) c "
-    "  WHERE w.is_active AND COALESCE(f.n, 0) < CASE WHEN w.failing_since IS NULL THEN $3 ELSE 1 "
-    "END), "
+    "  WHERE w.tenant_id = $5 AND w.is_active "
+    "    AND COALESCE(f.n, 0) < CASE WHEN w.failing_since IS NULL THEN $3 ELSE 1 END), "
     "per_webhook AS ("
-    "  SELECT o.tenant_id, o.id, o.next_attempt_at FROM ("
+    "  SELECT o.id, o.next_attempt_at FROM ("
     "    SELECT *, busy + row_number() OVER ("
-    "      PARTITION BY tenant_id, webhook_id ORDER BY next_attempt_at, id) AS slot "
+    "      PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS slot "
     "    FROM offered) o "
     "  WHERE o.slot <= o.cap), "
-    "per_tenant AS ("
-    "  SELECT p.tenant_id, p.id, p.next_attempt_at, p.rank FROM ("
-    "    SELECT *, row_number() OVER ("
-    "      PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS rank "
-    "    FROM per_webhook) p "
-    "  LEFT JOIN (SELECT tenant_id, sum(n) AS n FROM in_flight GROUP BY tenant_id) t "
-    "    ON t.tenant_id = p.tenant_id "
-    "  WHERE COALESCE(t.n, 0) + p.rank <= $4 "
-    "  ORDER BY p.rank, p.next_attempt_at LIMIT $1), "
-    "locked AS ("
-    "  SELECT c.tenant_id, c.id FROM webhook_deliveries c "
-    "  JOIN per_tenant pt ON pt.tenant_id = c.tenant_id AND pt.id = c.id "
-    "  WHERE c.status = 'pending' AND c.next_attempt_at <= now() "
+    "picked AS ("
+    "  SELECT p.id FROM per_webhook p ORDER BY p.next_attempt_at, p.id "
+    "  LIMIT GREATEST(0, LEAST($1, $4 - (SELECT COALESCE(sum(n), 0) FROM in_flight)))), "
+    "locked AS MATERIALIZED ("
+    "  SELECT c.id FROM webhook_deliveries c JOIN picked p ON p.id = c.id "
+    "  WHERE c.tenant_id = $5 AND c.status = 'pending' AND c.next_attempt_at <= now() "
     "    AND (c.lease_until IS NULL OR c.lease_until < now()) "
     "  FOR UPDATE OF c SKIP LOCKED) "
     "UPDATE webhook_deliveries d "
@@ -136,10 +152,10 @@ const Statement kClaim{
     "' "
     "      ELSE d.error END "
     "FROM locked l, webhooks w, events e "
-    "WHERE d.tenant_id = l.tenant_id AND d.id = l.id "
-    "  AND w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
-    "  AND e.tenant_id = d.tenant_id AND e.id = d.event_id "
-    "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until::text, w.secret, "
+    "WHERE d.tenant_id = $5 AND d.id = l.id "
+    "  AND w.tenant_id = $5 AND w.id = d.webhook_id "
+    "  AND e.tenant_id = $5 AND e.id = d.event_id "
+    "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until, w.secret, "
     "  e.payload::text, e.created_at, d.webhook_id"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status.
@@ -170,16 +186,20 @@ const Statement kRecordFailed{
     "RETURNING d.status, d.webhook_id, w.failing_since IS NOT NULL"};
 
 // A subscription is failing from its first failed attempt until a delivery
-// succeeds ($1 tenant, $2 webhook, $3 failing). Written only when that
-// changes, and as a statement of its own after the delivery's record: the
-// record locks the delivery row only, as deleting a subscription locks the
-// subscription and then its deliveries, so the two cannot deadlock. Two
-// outcomes recorded at the same instant may leave the older one's state
-// until the subscription's next attempt.
-const Statement kSetFailing{
-    "webhooks_set_failing",
-    "UPDATE webhooks SET failing_since = CASE WHEN $3::boolean THEN now() END "
-    "WHERE tenant_id = $1 AND id = $2 AND (failing_since IS NOT NULL) <> $3::boolean"};
+// succeeds ($1 tenant, $2 webhook). Written only when that changes, and as
+// a statement of its own after the delivery's record: the record locks the
+// delivery row only, as deleting a subscription locks the subscription and
+// then its deliveries, so the two cannot deadlock. Two outcomes recorded at
+// the same instant may leave the older one's state until the
+// subscription's next attempt. Two statements, not one with `CASE WHEN
+// failing THEN now()`: Citus refuses a non-IMMUTABLE function inside CASE
+// in an UPDATE.
+const Statement kSetFailing{"webhooks_set_failing",
+                            "UPDATE webhooks SET failing_since = now() "
+                            "WHERE tenant_id = $1 AND id = $2 AND failing_since IS NULL"};
+const Statement kSetRecovered{"webhooks_set_recovered",
+                              "UPDATE webhooks SET failing_since = NULL "
+                              "WHERE tenant_id = $1 AND id = $2 AND failing_since IS NOT NULL"};
 
 // Rows whose attempt's lease ran out with no outcome recorded (a lease is
 // cleared by every outcome). Cross-tenant but without locks: each is then
@@ -188,7 +208,7 @@ const Statement kSetFailing{
 // (webhook_deliveries_leased_idx). Columns: tenant_id, id, attempts, lease.
 const Statement kFindInterrupted{
     "webhook_deliveries_find_interrupted",
-    "SELECT tenant_id, id, attempts, lease_until::text FROM webhook_deliveries "
+    "SELECT tenant_id, id, attempts, lease_until FROM webhook_deliveries "
     "WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until < now() "
     "ORDER BY lease_until LIMIT 100"};
 
@@ -213,6 +233,10 @@ struct Claimed {
   int64_t webhook_id = 0;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
+
+// The tenant the last claim of this process ended with: the next claim, in
+// this pass or the next, takes up the turn of tenants after it.
+int64_t g_last_tenant = 0;
 
 double random01() { return randombytes_uniform(1u << 30) / static_cast<double>(1u << 30); }
 
@@ -247,7 +271,7 @@ WebhookRequest build_request(const Claimed& c, int64_t now_unix, std::string* pr
 }
 
 void set_failing(Db& db, int64_t tenant_id, int64_t webhook_id, bool failing) {
-  DbResult r = db.exec(kSetFailing, {tenant_id, webhook_id, failing});
+  DbResult r = db.exec(failing ? kSetFailing : kSetRecovered, {tenant_id, webhook_id});
   if (!r.ok()) {
     log_error("webhook subscription %lld (tenant %lld): could not record that it %s: %s",
               static_cast<long long>(webhook_id), static_cast<long long>(tenant_id),
@@ -430,18 +454,44 @@ class Delivery {
     return true;
   }
 
-  // Claims up to `n` rows and starts sending them (rows that must not be
-  // sent are settled at once). Returns the rows claimed, or -1.
+  // Claims up to `n` rows, tenant by tenant in turn (kDueTenants: at most
+  // `n` tenants, each offered an equal share of the `n` slots), and starts
+  // sending them. Returns the rows claimed, or -1.
   int claim(int n) {
     auto now = std::chrono::steady_clock::now();
     if (now - last_settle_ >= kReclaimInterval) {
       if (!settle_interrupted()) return -1;
       last_settle_ = now;
     }
+    DbResult tenants = db_.exec(kDueTenants, {n, g_last_tenant});
+    if (!tenants.ok()) {
+      log_error("finding tenants with due webhook deliveries failed: %s",
+                tenants.error().message.c_str());
+      return -1;
+    }
+    int count = tenants->size();
+    if (count == 0) return 0;
+    int share = (n + count - 1) / count;
+    int left = n, claimed = 0;
+    for (int i = 0; i < count && left > 0; ++i) {
+      int64_t tenant_id = tenants->int64(i, 0);
+      int got = claim_tenant(tenant_id, std::min(share, left));
+      if (got < 0) return claimed > 0 ? claimed : -1;
+      g_last_tenant = tenant_id;
+      left -= got;
+      claimed += got;
+    }
+    return claimed;
+  }
+
+  // Claims up to `n` rows of one tenant and starts sending them (rows that
+  // must not be sent are settled at once). Returns the rows claimed, or -1.
+  int claim_tenant(int64_t tenant_id, int n) {
     DbResult r = db_.exec(kClaim, {n, config_.webhook_timeout_seconds + kLeaseMarginSeconds,
-                                   kPerWebhookInFlight, kPerTenantInFlight});
+                                   kPerWebhookInFlight, kPerTenantInFlight, tenant_id});
     if (!r.ok()) {
-      log_error("claiming webhook deliveries failed: %s", r.error().message.c_str());
+      log_error("claiming webhook deliveries (tenant %lld) failed: %s",
+                static_cast<long long>(tenant_id), r.error().message.c_str());
       return -1;
     }
     int64_t now_unix = std::time(nullptr);

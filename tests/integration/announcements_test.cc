@@ -1556,7 +1556,8 @@ TEST(AnnouncementsPush, AnAbandonedPushOfAnArchivedAnnouncementIsFailed) {
   int64_t archived = create(t, R"({"title":"A","type":"info","status":"published"})");
   int64_t push_off = create(t, R"({"title":"B","type":"info","status":"published"})");
   std::string ids = to_string(archived) + ", " + to_string(push_off);
-  sql("UPDATE announcements SET push_status = 'sending', push_claim = gen_random_uuid(), "
+  sql("UPDATE announcements SET push_status = 'sending', push_claim = "
+      "'5f0c1b6e-2d1a-4c55-9a51-0c1f5e2b7a10', "
       "push_lease_until = now() - interval '1 second', "
       "status = CASE WHEN id = " +
       to_string(archived) + " THEN 'archived' ELSE status END WHERE tenant_id = " + t.header +
@@ -1646,8 +1647,10 @@ TEST(AnnouncementsPush, AClaimedPushIsLeftAloneUntilItsLeaseRunsOut) {
   int64_t held =
       create(t, R"({"title":"H","type":"info","status":"draft","is_push_enabled":true})");
   std::string where = " WHERE tenant_id = " + t.header + " AND id = " + to_string(held);
+  // A literal claim: Citus refuses gen_random_uuid() in an UPDATE.
   sql("UPDATE announcements SET status = 'published', push_status = 'sending', "
-      "push_claim = gen_random_uuid(), push_lease_until = now() + interval '1 hour'" +
+      "push_claim = '5f0c1b6e-2d1a-4c55-9a51-0c1f5e2b7a11', "
+      "push_lease_until = now() + interval '1 hour'" +
       where);
   int64_t marker = create(t, R"({"title":"M","type":"info","status":"published",
       "is_push_enabled":true})");

@@ -3,6 +3,7 @@
 
 #include "auth.h"
 #include "error.h"
+#include "json_rendered.h"
 #include "product_json.h"
 #include "products.h"
 #include "validate.h"
@@ -22,7 +23,6 @@ const Statement kRead{"products_read", "SELECT " CA_PRODUCT_JSON
 constexpr int kFilterCategory = 1, kFilterName = 2, kFilterPublished = 4, kShortName = 8,
               kAfterId = 16;
 constexpr size_t kListVariants = 32;
-constexpr int kListTotal = 1;  // the column after the product's JSON
 // A name search counts its matches exactly up to this many; beyond, the
 // list answers this total with total_relation "gte" (Elasticsearch's
 // track_total_hits). docs/decisions.md, "Capped totals for name searches".
@@ -78,13 +78,14 @@ struct ListStatements {
                     : "total AS (SELECT count(*) AS n FROM products p WHERE " + where + ")";
         page_ids = "SELECT p.id FROM products p WHERE " + where + after;
       }
-      sql[mask] = "WITH " + total +
-                  " SELECT " CA_PRODUCT_JSON
-                  ", total.n FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
-                  "ANY (ARRAY(" +
-                  page_ids +
-                  " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) "
-                  "ORDER BY p.id DESC";
+      sql[mask] =
+          "WITH " + total +
+          " SELECT " CA_PRODUCT_JSON
+          ", total.n AS total FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
+          "ANY (ARRAY(" +
+          page_ids +
+          " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) "
+          "ORDER BY p.id DESC";
       statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
     }
   }
@@ -154,14 +155,10 @@ Result<Response> products_list(Ctx& ctx) {
                    ctx, list_statements().statements[static_cast<size_t>(mask)], params));
   DbResult& r = read.rows;
   if (!r.ok()) return Error::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
-  }
-  int64_t total = r->int64(0, kListTotal);
+  int64_t total = r->empty() ? 0 : r->int64(0, "total");
   // Only a name search's count stops at the cap; other counts are exact.
   bool capped = (mask & kFilterName) != 0 && total > kSearchTotalCap;
-  Json body = paginated(std::move(data), page, capped ? kSearchTotalCap : total);
+  Json body = paginated(json_rendered_array(r.rows()), page, capped ? kSearchTotalCap : total);
   json_add_str(body.get(), "total_relation", capped ? "gte" : "eq");
   // After a cursor the page's position would take counting every row above
   // it, the cost the cursor exists to avoid: it is not reported.
@@ -175,7 +172,7 @@ Result<Response> products_read(Ctx& ctx) {
   DbResult& r = read.rows;
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::not_found("Product not found");
-  return Response::json(200, product_json(r.rows(), 0));
+  return Response::json(200, json_rendered(r.rows(), 0));
 }
 
 }  // namespace ca

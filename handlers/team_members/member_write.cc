@@ -5,6 +5,7 @@
 #include "db.h"
 #include "errors.h"
 #include "events.h"
+#include "json_rendered.h"
 #include "member_json.h"
 #include "members.h"
 #include "validate.h"
@@ -19,20 +20,29 @@ const Statement kCallerIsAdmin{
     "members_caller_is_admin",
     "SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 AND role = 'ADMIN'"};
 
-// Columns: name, email, current role (NULL when not a member), ADMIN count,
-// and whether the caller ($3) is still an ADMIN now that the tenant is locked.
+// The member record as JSON (DESIGN §4 "Team members", sql/030) of
+// `memberships m JOIN users u`.
+#define CA_MEMBER_JSON "ca_member_json(m.tenant_id, m.user_id, m.role, u.name, u.email) AS json"
+
+// The target user's role (NULL when not a member) and member record, the
+// tenant's ADMIN count, and whether the caller ($3) is still an ADMIN now
+// that the tenant is locked. No row when the user does not exist.
 const Statement kTarget{
     "members_target",
-    "SELECT u.name, u.email, m.role, "
-    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN'), "
+    "SELECT m.role, " CA_MEMBER_JSON
+    ", "
+    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN') "
+    "    AS admins, "
     "  EXISTS (SELECT 1 FROM memberships c "
     "          WHERE c.tenant_id = $1 AND c.user_id = $3 AND c.role = 'ADMIN') "
+    "    AS caller_is_admin "
     "FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND m.user_id = u.id "
     "WHERE u.id = $2"};
 
 const Statement kSetRole{"members_set_role",
-                         "UPDATE memberships SET role = $3, updated_at = now() "
-                         "WHERE tenant_id = $1 AND user_id = $2"};
+                         "UPDATE memberships m SET role = $3, updated_at = now() FROM users u "
+                         "WHERE m.tenant_id = $1 AND m.user_id = $2 AND u.id = m.user_id "
+                         "RETURNING " CA_MEMBER_JSON};
 
 // Removes the link; the user's current tenant falls back to their newest other one.
 const Statement kRemove{
@@ -44,9 +54,8 @@ const Statement kRemove{
     "WHERE u.id IN (SELECT user_id FROM d) AND u.tenant_id = $1"};
 
 struct Target {
-  std::string name;
-  std::string email;
   std::string role;
+  std::string json;  // the member record, with `role`
   int64_t admins = 0;
 };
 
@@ -71,9 +80,11 @@ Result<Target> load_target(Ctx& ctx, int64_t tenant_id, int64_t user_id, int64_t
   DbResult r = ctx.db.exec(kTarget, {tenant_id, user_id, caller_id});
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("User not found");
-  if (!r->boolean(0, 4)) return errors::forbidden("This action requires the ADMIN role");
-  if (r->is_null(0, 2)) return errors::bad_request("The user is not a member of this tenant");
-  return Target{r->str(0, 0), r->str(0, 1), r->str(0, 2), r->int64(0, 3)};
+  if (!r->boolean(0, "caller_is_admin")) {
+    return errors::forbidden("This action requires the ADMIN role");
+  }
+  if (r->is_null(0, "role")) return errors::bad_request("The user is not a member of this tenant");
+  return Target{r->str(0, "role"), r->str(0, "json"), r->int64(0, "admins")};
 }
 
 Response last_admin() { return errors::bad_request("A tenant must keep at least one ADMIN"); }
@@ -95,20 +106,21 @@ Response members_update_role(Ctx& ctx) {
   CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
   if (target.role == role.value) {
     // The role it already has: a 200 that writes nothing and emits no event.
-    return member_response(200, "Role updated", tenant_id, user_id, role.value, target.name,
-                           target.email);
+    return member_response(200, "Role updated", target.json);
   }
   if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
   DbResult set = ctx.db.exec(kSetRole, {tenant_id, user_id, role.value});
   if (!set.ok()) return errors::database(set.error());
-  Json event = member_json(tenant_id, user_id, role.value, target.name, target.email);
-  json_add_str(event.get(), "previous_role", target.role);
+  if (set->empty()) return errors::internal("membership gone under the tenant lock");
+  std::string_view member = set->text(0, "json");
+  // Roles are ADMIN or MEMBER: nothing to escape.
+  const std::string previous = "\"" + target.role + "\"";
+  Json event = json_raw(json_object_with(member, {{"previous_role", previous}}));
   DbResult emitted = emit_event(ctx.db, tenant_id, "member.role_updated", event.get());
   if (!emitted.ok()) return errors::database(emitted.error());
   DbResult committed = tx.commit();
   if (!committed.ok()) return errors::database(committed.error());
-  return member_response(200, "Role updated", tenant_id, user_id, role.value, target.name,
-                         target.email);
+  return member_response(200, "Role updated", member);
 }
 
 Response members_remove(Ctx& ctx) {
@@ -122,8 +134,7 @@ Response members_remove(Ctx& ctx) {
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
   DbResult removed = ctx.db.exec(kRemove, {tenant_id, user_id});
   if (!removed.ok()) return errors::database(removed.error());
-  Json event = member_json(tenant_id, user_id, target.role, target.name, target.email);
-  DbResult emitted = emit_event(ctx.db, tenant_id, "member.removed", event.get());
+  DbResult emitted = emit_event(ctx.db, tenant_id, "member.removed", json_raw(target.json).get());
   if (!emitted.ok()) return errors::database(emitted.error());
   DbResult committed = tx.commit();
   if (!committed.ok()) return errors::database(committed.error());

@@ -6,9 +6,9 @@
 #include "config.h"
 #include "db.h"
 #include "errors.h"
+#include "json_rendered.h"
 #include "log.h"
 #include "net_guard.h"
-#include "page_rows.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
@@ -16,20 +16,23 @@
 namespace ca {
 namespace {
 
-#define CA_WEBHOOK_COLUMNS "id, url, events::text, description, is_active, created_at"
+// The subscription as JSON (DESIGN §4 "Webhooks", sql/030), without its secret.
+#define CA_WEBHOOK_JSON \
+  "ca_webhook_json(id, url, events, description, is_active, created_at) AS json"
 
 const Statement kCreate{"webhooks_create",
                         "INSERT INTO webhooks (tenant_id, url, events, secret, description) "
-                        "VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING " CA_WEBHOOK_COLUMNS};
+                        "VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING " CA_WEBHOOK_JSON};
 
 // The page and the total in one round trip; deleted subscriptions are gone.
 const Statement kList{"webhooks_list",
                       "WITH total AS (SELECT count(*) AS n FROM webhooks "
                       "               WHERE tenant_id = $1 AND deleted_at IS NULL), "
-                      "page AS (SELECT " CA_WEBHOOK_COLUMNS
+                      "page AS (SELECT id, " CA_WEBHOOK_JSON
                       " FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL "
                       "         ORDER BY id LIMIT $2 OFFSET $3) "
-                      "SELECT total.n, page.* FROM total LEFT JOIN page ON true ORDER BY page.id"};
+                      "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "
+                      "ORDER BY page.id"};
 
 // Deactivates the subscription and, in the same statement, ends its pending
 // deliveries that no worker holds. A delivery a worker holds (live lease) is
@@ -43,21 +46,9 @@ const Statement kDelete{
     "      FROM w WHERE d.tenant_id = w.tenant_id AND d.webhook_id = w.id "
     "       AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now()) "
     "      RETURNING d.id) "
-    "SELECT (SELECT count(*) FROM d) FROM w"};
+    "SELECT (SELECT count(*) FROM d) AS ended FROM w"};
 
 constexpr size_t kMaxDescription = 500;
-
-Json webhook_json(const Rows& r, int row, int first_col) {
-  Json w = json_object();
-  json_add_int(w.get(), "id", r.int64(row, first_col));
-  json_add_str(w.get(), "url", r.text(row, first_col + 1));
-  Json events = json_parse(r.text(row, first_col + 2));
-  json_add(w.get(), "events", events ? std::move(events) : json_array());
-  json_add_opt_str(w.get(), "description", r.opt_text(row, first_col + 3));
-  json_add_bool(w.get(), "is_active", r.boolean(row, first_col + 4));
-  json_add_str(w.get(), "created_at", r.text(row, first_col + 5));
-  return w;
-}
 
 // `events`: a non-empty array of distinct known types (or "*"). Item errors
 // use dotted keys (events.1), like the nested fields of other bodies.
@@ -138,10 +129,10 @@ Response webhooks_create(Ctx& ctx) {
   std::string secret = webhook_secret_generate();
   DbResult r = ctx.db.exec(kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc});
   if (!r.ok()) return errors::database(r.error());
-  Json out = webhook_json(r.rows(), 0, 0);
-  // The secret is shown here only; lists never include it.
-  json_add_str(out.get(), "secret", secret);
-  return Response::json(201, out);
+  // The secret is shown here only; lists never include it. It is base64
+  // after a prefix: nothing in it needs escaping.
+  const std::string quoted = "\"" + secret + "\"";
+  return Response::json(201, json_raw(json_object_with(r->text(0, "json"), {{"secret", quoted}})));
 }
 
 Response webhooks_list(Ctx& ctx) {
@@ -151,9 +142,7 @@ Response webhooks_list(Ctx& ctx) {
   CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
   DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
   if (!r.ok()) return errors::database(r.error());
-  return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
-                          return webhook_json(rows, i, 1);
-                        }));
+  return Response::json(200, json_rendered_page(r.rows(), page));
 }
 
 Response webhooks_delete(Ctx& ctx) {

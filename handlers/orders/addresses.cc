@@ -2,7 +2,7 @@
 // orders in every tenant, and only its owner ever sees or uses it.
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "orders.h"
 #include "validate.h"
 
@@ -32,7 +32,7 @@ Json address_json(const Rows& r, int row) {
 
 }  // namespace
 
-Response addresses_create(Ctx& ctx) {
+Result<Response> addresses_create(Ctx& ctx) {
   CA_TRY(who, authenticate(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
@@ -41,17 +41,17 @@ Response addresses_create(Ctx& ctx) {
   auto city = in.str("city", {.required = true, .trim = true, .max = 255});
   auto country = in.str("country", {.required = true, .trim = true, .min = 2, .max = 100});
   auto postal_code = in.str("postal_code", {.required = true, .trim = true, .max = 20});
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
   DbResult r = ctx.db.exec(
       kCreate, {who.user_id, street.value, city.value, country.value, postal_code.value});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::json(201, address_json(r.rows(), 0));
 }
 
-Response addresses_list(Ctx& ctx) {
+Result<Response> addresses_list(Ctx& ctx) {
   CA_TRY(who, authenticate(ctx));
   DbResult r = ctx.db.exec(kList, {who.user_id});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) json_append(data.get(), address_json(r.rows(), i));
   Json out = json_object();

@@ -12,7 +12,7 @@
 
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "order_json.h"
 #include "orders.h"
@@ -176,7 +176,7 @@ Result<Address> check_address(Ctx& ctx, int64_t user_id, const OrderInput& in, F
   Address out;
   if (!in.address_id) return out;
   DbResult r = ctx.db.exec(kAddress, {user_id, *in.address_id});
-  if (!r.ok()) return errors::database(r.error(), kOrderStyle);
+  if (!r.ok()) return Error::database(r.error());
   if (r->empty()) {
     errs.add("address_id", "The selected address_id is invalid.");
     return out;
@@ -197,7 +197,7 @@ Result<bool> check_products(Ctx& ctx, int64_t tenant_id, const OrderInput& in, F
   }
   if (ids.empty()) return true;
   DbResult r = ctx.db.exec(kProducts, {tenant_id, array_literal(ids)});
-  if (!r.ok()) return errors::database(r.error(), kOrderStyle);
+  if (!r.ok()) return Error::database(r.error());
   std::set<int64_t> live;
   for (int i = 0; i < r->size(); ++i) live.insert(r->int64(i, 0));
   for (const ItemInput& item : in.items) {
@@ -211,7 +211,7 @@ Result<bool> check_products(Ctx& ctx, int64_t tenant_id, const OrderInput& in, F
 
 }  // namespace
 
-Response orders_create(Ctx& ctx) {
+Result<Response> orders_create(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
@@ -220,11 +220,11 @@ Response orders_create(Ctx& ctx) {
   // The checks run inside the transaction so the products they saw stay live
   // until the order is committed.
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error(), kOrderStyle);
+  if (!tx.began()) return Error::database(tx.begin_error());
   CA_TRY(address, check_address(ctx, who.user_id, in, errs));
   CA_TRY(products_checked, check_products(ctx, who.tenant_id, in, errs));
   (void)products_checked;
-  if (!errs.empty()) return errors::validation(errs, kOrderStyle);
+  if (!errs.empty()) return Error::invalid(errs);
 
   std::vector<std::string> product_ids, sizes, qtys, amounts, notes;
   for (const ItemInput& item : in.items) {
@@ -238,16 +238,16 @@ Response orders_create(Ctx& ctx) {
       ctx.db.exec(kCreate, {who.tenant_id, who.user_id, *in.address_id, in.payment_type,
                             in.total_amount, array_literal(product_ids), array_literal(sizes),
                             array_literal(qtys), array_literal(amounts), array_literal(notes)});
-  if (!r.ok()) return errors::database(r.error(), kOrderStyle);
+  if (!r.ok()) return Error::database(r.error());
   const Rows& rows = r.rows();
   int64_t order_id = rows.int64(0, 0);
 
   Json event = order_event_json(order_id, who.user_id, rows.text(0, 6), rows.text(0, 5),
                                 static_cast<int64_t>(rows.size()));
   DbResult emitted = emit_event(ctx.db, who.tenant_id, "order.created", event.get());
-  if (!emitted.ok()) return errors::database(emitted.error(), kOrderStyle);
+  if (!emitted.ok()) return Error::database(emitted.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error(), kOrderStyle);
+  if (!committed.ok()) return Error::database(committed.error());
 
   Json order = order_json(rows, 0, 0);
   Json items = json_array();

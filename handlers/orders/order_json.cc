@@ -69,8 +69,8 @@ Json order_event_json(int64_t order_id, int64_t user_id, std::string_view status
 
 Result<Json> order_load(Ctx& ctx, int64_t tenant_id, int64_t order_id) {
   DbResult r = ctx.db.exec(kLoad, {tenant_id, order_id});
-  if (!r.ok()) return errors::database(r.error(), kOrderStyle);
-  if (r->empty()) return errors::not_found("Order not found", kOrderStyle);
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Order not found");
   const Rows& rows = r.rows();
   Json order = order_json(rows, 0, 0);
   Json items = json_array();

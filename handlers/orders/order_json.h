@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "errors.h"
+#include "error.h"
 #include "json.h"
 #include "result.h"
 #include "router.h"
@@ -22,7 +22,8 @@ namespace ca {
 
 inline constexpr int kOrderColumns = 9;
 
-// Orders answer errors as `{success:false, ...}` (SPEC "Errors").
+// Orders answer errors as `{success:false, ...}`, their 500 and 503 too
+// (SPEC "Errors", docs/openapi.yaml).
 inline constexpr ErrorStyle kOrderStyle = ErrorStyle::kSuccess;
 
 // `{id, user_id, tenant_id, address_id, payment_type, total_amount, status,

@@ -8,7 +8,7 @@
 
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "order_json.h"
 #include "orders.h"
@@ -37,7 +37,7 @@ bool transition_allowed(std::string_view from, std::string_view to) {
 
 }  // namespace
 
-Response orders_update_status(Ctx& ctx) {
+Result<Response> orders_update_status(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
@@ -45,36 +45,36 @@ Response orders_update_status(Ctx& ctx) {
   BodyReader in(body.get(), errs);
   auto status = in.str(
       "status", {.required = true, .one_of = {"pending", "processing", "completed", "cancelled"}});
-  if (!errs.empty()) return errors::validation(errs, kOrderStyle);
+  if (!errs.empty()) return Error::invalid(errs);
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error(), kOrderStyle);
+  if (!tx.began()) return Error::database(tx.begin_error());
   DbResult locked = ctx.db.exec(kLock, {who.tenant_id, id});
-  if (!locked.ok()) return errors::database(locked.error(), kOrderStyle);
-  if (locked->empty()) return errors::not_found("Order not found", kOrderStyle);
+  if (!locked.ok()) return Error::database(locked.error());
+  if (locked->empty()) return Error::not_found("Order not found");
   std::string previous = locked->str(0, 0);
   if (!transition_allowed(previous, status.value)) {
     errs.add("status", "The order cannot move from " + previous + " to " + status.value + ".");
-    return errors::validation(errs, kOrderStyle);
+    return Error::invalid(errs);
   }
   DbResult set = ctx.db.exec(kSetStatus, {who.tenant_id, id, status.value});
-  if (!set.ok()) return errors::database(set.error(), kOrderStyle);
+  if (!set.ok()) return Error::database(set.error());
 
   Json event = order_event_json(id, locked->int64(0, 1), status.value, locked->text(0, 2),
                                 locked->int64(0, 3));
   json_add_str(event.get(), "previous_status", previous);
   DbResult changed = emit_event(ctx.db, who.tenant_id, "order.status_changed", event.get());
-  if (!changed.ok()) return errors::database(changed.error(), kOrderStyle);
+  if (!changed.ok()) return Error::database(changed.error());
   if (status.value == "completed" || status.value == "cancelled") {
     Json final_event = order_event_json(id, locked->int64(0, 1), status.value, locked->text(0, 2),
                                         locked->int64(0, 3));
     DbResult emitted =
         emit_event(ctx.db, who.tenant_id, "order." + status.value, final_event.get());
-    if (!emitted.ok()) return errors::database(emitted.error(), kOrderStyle);
+    if (!emitted.ok()) return Error::database(emitted.error());
   }
   CA_TRY(order, order_load(ctx, who.tenant_id, id));
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error(), kOrderStyle);
+  if (!committed.ok()) return Error::database(committed.error());
   return Response::success(200, "Order status updated", std::move(order));
 }
 

@@ -2,7 +2,7 @@
 #include <array>
 
 #include "auth.h"
-#include "errors.h"
+#include "error.h"
 #include "product_json.h"
 #include "products.h"
 #include "validate.h"
@@ -101,7 +101,7 @@ std::string contains_pattern(const std::string& q) {
 
 }  // namespace
 
-Response products_list(Ctx& ctx) {
+Result<Response> products_list(Ctx& ctx) {
   FieldErrors errs;
   PageParams page = read_page_params(ctx.req, 15, errs);
   int mask = 0;
@@ -140,14 +140,14 @@ Response products_list(Ctx& ctx) {
     params.emplace_back(id);
     mask |= kAfterId;
   }
-  if (!errs.empty()) return refuse_after_tenant_auth(ctx, errors::validation(errs));
+  if (!errs.empty()) return refuse_after_tenant_auth(ctx, Error::invalid(errs));
 
   // Token, session, membership and the page in one round trip.
   params.insert(params.begin(), {page.per_page, page.offset()});
   CA_TRY(read, authenticate_tenant_header_read(
                    ctx, list_statements().statements[static_cast<size_t>(mask)], params));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   Json data = json_array();
   for (int i = 0; i < r->size(); ++i) {
     if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
@@ -159,12 +159,12 @@ Response products_list(Ctx& ctx) {
   return Response::success(200, nullptr, std::move(body));
 }
 
-Response products_read(Ctx& ctx) {
+Result<Response> products_read(Ctx& ctx) {
   // Token, session, membership and the product in one round trip.
   CA_TRY(read, authenticate_tenant_header_read(ctx, kRead, {ctx.req.params[0]}));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("Product not found");
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Product not found");
   return Response::json(200, product_json(r.rows(), 0));
 }
 

@@ -2,7 +2,7 @@
 // of deleted subscriptions stay listable.
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "json_rendered.h"
 #include "validate.h"
 #include "webhooks.h"
@@ -31,7 +31,7 @@ const Statement kList{
 
 }  // namespace
 
-Response deliveries_list(Ctx& ctx) {
+Result<Response> deliveries_list(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
@@ -50,10 +50,10 @@ Response deliveries_list(Ctx& ctx) {
   if (status && *status != "pending" && *status != "delivered" && *status != "failed") {
     errs.add("status", "The selected status is invalid.");
   }
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
 
   DbResult r = ctx.db.exec(kList, {tenant_id, webhook_id, status, page.per_page, page.offset()});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::json(200, json_rendered_page(r.rows(), page));
 }
 

@@ -12,6 +12,7 @@
 #include "json_rendered.h"
 #include "member_json.h"
 #include "members.h"
+#include "page_rows.h"
 #include "password.h"
 #include "validate.h"
 
@@ -161,15 +162,7 @@ Result<Response> invitations_create(Ctx& ctx) {
   return Response::json(201, out);
 }
 
-Result<Response> invitations_list(Ctx& ctx) {
-  int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15));
-  DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return Error::database(r.error());
-  return Response::json(200, json_rendered_page(r.rows(), page));
-}
+Result<Response> invitations_list(Ctx& ctx) { return path_tenant_page(ctx, kList, Role::kAdmin); }
 
 Result<Response> invitations_revoke(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];

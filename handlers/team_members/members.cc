@@ -1,10 +1,7 @@
 #include "members.h"
 
-#include "auth.h"
 #include "db.h"
-#include "error.h"
-#include "json_rendered.h"
-#include "validate.h"
+#include "page_rows.h"
 
 namespace ca {
 namespace {
@@ -23,14 +20,6 @@ const Statement kList{
 
 }  // namespace
 
-Result<Response> members_list(Ctx& ctx) {
-  int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id));
-  (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15));
-  DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return Error::database(r.error());
-  return Response::json(200, json_rendered_page(r.rows(), page));
-}
+Result<Response> members_list(Ctx& ctx) { return path_tenant_page(ctx, kList); }
 
 }  // namespace ca

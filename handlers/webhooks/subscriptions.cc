@@ -9,6 +9,7 @@
 #include "json_rendered.h"
 #include "log.h"
 #include "net_guard.h"
+#include "page_rows.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
@@ -135,15 +136,7 @@ Result<Response> webhooks_create(Ctx& ctx) {
   return Response::json(201, json_raw(json_object_with(r->text(0, "json"), {{"secret", quoted}})));
 }
 
-Result<Response> webhooks_list(Ctx& ctx) {
-  int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15));
-  DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return Error::database(r.error());
-  return Response::json(200, json_rendered_page(r.rows(), page));
-}
+Result<Response> webhooks_list(Ctx& ctx) { return path_tenant_page(ctx, kList, Role::kAdmin); }
 
 Result<Response> webhooks_delete(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];

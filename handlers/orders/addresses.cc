@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "orders.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -33,19 +34,30 @@ Json address_json(const Rows& r, int row) {
 }  // namespace
 
 Response addresses_create(Ctx& ctx) {
-  CA_TRY(who, authenticate(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto street = in.str("street", {.required = true, .trim = true, .max = 255});
-  auto city = in.str("city", {.required = true, .trim = true, .max = 255});
-  auto country = in.str("country", {.required = true, .trim = true, .min = 2, .max = 100});
-  auto postal_code = in.str("postal_code", {.required = true, .trim = true, .max = 20});
-  if (!errs.empty()) return errors::validation(errs);
-  DbResult r = ctx.db.exec(
-      kCreate, {who.user_id, street.value, city.value, country.value, postal_code.value});
-  if (!r.ok()) return errors::database(r.error());
-  return Response::json(201, address_json(r.rows(), 0));
+  Field<std::string> street, city, country, postal_code;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    street = in.str("street", {.required = true, .trim = true, .max = 255});
+    city = in.str("city", {.required = true, .trim = true, .max = 255});
+    country = in.str("country", {.required = true, .trim = true, .min = 2, .max = 100});
+    postal_code = in.str("postal_code", {.required = true, .trim = true, .max = 20});
+  }
+  if (!body.ok() || !errs.empty()) {
+    // A token refused comes before a bad body.
+    CA_TRY(who, authenticate(ctx));
+    (void)who;
+    if (!body.ok()) return std::move(body.error());
+    return errors::validation(errs);
+  }
+  // The session check and the insert: one round trip (common/write.h).
+  CA_TRY(
+      w, write_once(ctx, Access::session(), [&](const Principal& who) {
+        return Queries{
+            {&kCreate, {who.user_id, street.value, city.value, country.value, postal_code.value}}};
+      }));
+  return Response::json(201, address_json(w.results[0].rows(), 0));
 }
 
 Response addresses_list(Ctx& ctx) {

@@ -67,8 +67,16 @@ Json order_event_json(int64_t order_id, int64_t user_id, std::string_view status
   return e;
 }
 
+Db::Query order_load_query(int64_t tenant_id, int64_t order_id) {
+  return {&kLoad, {tenant_id, order_id}};
+}
+
 Result<Json> order_load(Ctx& ctx, int64_t tenant_id, int64_t order_id) {
   DbResult r = ctx.db.exec(kLoad, {tenant_id, order_id});
+  return order_from_result(r, order_id);
+}
+
+Result<Json> order_from_result(DbResult& r, int64_t order_id) {
   if (!r.ok()) return errors::database(r.error(), kOrderStyle);
   if (r->empty()) return errors::not_found("Order not found", kOrderStyle);
   const Rows& rows = r.rows();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "db.h"
 #include "errors.h"
 #include "json.h"
 #include "result.h"
@@ -44,5 +45,10 @@ Json order_event_json(int64_t order_id, int64_t user_id, std::string_view status
 // soft-deleted products), `user`, and `address` with `country` and
 // `postal_code`. 404 `{success:false, message}` when the tenant has no such order.
 Result<Json> order_load(Ctx& ctx, int64_t tenant_id, int64_t order_id);
+
+// The same in two steps, for a write that reads the order back in its own
+// round trip (common/write.h): the query, then the record from its result.
+Db::Query order_load_query(int64_t tenant_id, int64_t order_id);
+Result<Json> order_from_result(DbResult& r, int64_t order_id);
 
 }  // namespace ca

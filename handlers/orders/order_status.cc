@@ -2,7 +2,8 @@
 // completed, and pending | processing -> cancelled; completed and cancelled
 // are final. The order row is locked for the change, so two concurrent moves
 // are applied one after the other and the second is judged against the first
-// one's result. The change and its events commit together.
+// one's result. The change and its events commit together, in two round
+// trips with the session check (common/write.h).
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,7 @@
 #include "order_json.h"
 #include "orders.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -39,42 +41,48 @@ bool transition_allowed(std::string_view from, std::string_view to) {
 
 Response orders_update_status(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto status = in.str(
-      "status", {.required = true, .one_of = {"pending", "processing", "completed", "cancelled"}});
-  if (!errs.empty()) return errors::validation(errs, kOrderStyle);
+  Field<std::string> status;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    status = in.str("status", {.required = true,
+                               .one_of = {"pending", "processing", "completed", "cancelled"}});
+  }
+  if (!body.ok() || !errs.empty()) {
+    // A token, tenant or membership refused comes before a bad body.
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    (void)who;
+    if (!body.ok()) return std::move(body.error());
+    return errors::validation(errs, kOrderStyle);
+  }
 
-  Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error(), kOrderStyle);
-  DbResult locked = ctx.db.exec(kLock, {who.tenant_id, id});
-  if (!locked.ok()) return errors::database(locked.error(), kOrderStyle);
-  if (locked->empty()) return errors::not_found("Order not found", kOrderStyle);
-  std::string previous = locked->str(0, 0);
+  // Round trip 1: the session check and the order, locked. 2: the change,
+  // its events, the order read back, COMMIT.
+  CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kLock, {who.tenant_id, id}}};
+         }));
+  int64_t tenant_id = w.who().tenant_id;
+  Rows& locked = w.check(0).rows();
+  if (locked.empty()) return errors::not_found("Order not found", kOrderStyle);
+  std::string previous = locked.str(0, 0);
   if (!transition_allowed(previous, status.value)) {
     errs.add("status", "The order cannot move from " + previous + " to " + status.value + ".");
     return errors::validation(errs, kOrderStyle);
   }
-  DbResult set = ctx.db.exec(kSetStatus, {who.tenant_id, id, status.value});
-  if (!set.ok()) return errors::database(set.error(), kOrderStyle);
-
-  Json event = order_event_json(id, locked->int64(0, 1), status.value, locked->text(0, 2),
-                                locked->int64(0, 3));
+  Queries writes{{&kSetStatus, {tenant_id, id, status.value}}};
+  Json event =
+      order_event_json(id, locked.int64(0, 1), status.value, locked.text(0, 2), locked.int64(0, 3));
   json_add_str(event.get(), "previous_status", previous);
-  DbResult changed = emit_event(ctx.db, who.tenant_id, "order.status_changed", event.get());
-  if (!changed.ok()) return errors::database(changed.error(), kOrderStyle);
+  writes.push_back(event_query(tenant_id, "order.status_changed", event.get()));
   if (status.value == "completed" || status.value == "cancelled") {
-    Json final_event = order_event_json(id, locked->int64(0, 1), status.value, locked->text(0, 2),
-                                        locked->int64(0, 3));
-    DbResult emitted =
-        emit_event(ctx.db, who.tenant_id, "order." + status.value, final_event.get());
-    if (!emitted.ok()) return errors::database(emitted.error(), kOrderStyle);
+    Json final_event = order_event_json(id, locked.int64(0, 1), status.value, locked.text(0, 2),
+                                        locked.int64(0, 3));
+    writes.push_back(event_query(tenant_id, "order." + status.value, final_event.get()));
   }
-  CA_TRY(order, order_load(ctx, who.tenant_id, id));
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error(), kOrderStyle);
+  writes.push_back(order_load_query(tenant_id, id));
+  CA_TRY(done, w.commit(writes));
+  CA_TRY(order, order_from_result(done.back(), id));
   return Response::success(200, "Order status updated", std::move(order));
 }
 

@@ -52,6 +52,28 @@ Rows::Rows(PgResultPtr res) : res_(std::move(res)) {
   }
 }
 
+Col Rows::col(std::string_view name) const {
+  const int columns = res_ ? PQnfields(res_.get()) : 0;
+  int found = -1;
+  int matches = 0;
+  for (int i = 0; i < columns; ++i) {
+    if (name == PQfname(res_.get(), i)) {
+      found = i;
+      ++matches;
+    }
+  }
+  if (matches == 1) return Col(found);
+  std::string names;
+  for (int i = 0; i < columns; ++i) {
+    if (i > 0) names += ", ";
+    names += PQfname(res_.get(), i);
+  }
+  log_error("statement result has %s column \"%.*s\" (its columns: %s)",
+            matches == 0 ? "no" : "more than one", static_cast<int>(name.size()), name.data(),
+            names.c_str());
+  std::abort();
+}
+
 int64_t Rows::affected() const {
   const char* n = PQcmdTuples(res_.get());
   return n[0] == '\0' ? 0 : std::strtoll(n, nullptr, 10);

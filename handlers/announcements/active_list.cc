@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "json_rendered.h"
+
 namespace ca {
 
 void ActiveList::add(int64_t id, std::string_view item) {
@@ -26,9 +28,9 @@ size_t ActiveList::bytes() const {
 
 void append_active_item(std::string& out, std::string_view stored, bool is_read,
                         bool is_dismissed) {
-  out.append(stored.substr(0, stored.size() - 1));
-  out += is_read ? R"(,"is_read":true)" : R"(,"is_read":false)";
-  out += is_dismissed ? R"(,"is_dismissed":true})" : R"(,"is_dismissed":false})";
+  json_append_with(
+      out, stored,
+      {{"is_read", json_bool_text(is_read)}, {"is_dismissed", json_bool_text(is_dismissed)}});
 }
 
 std::string active_array_for(const ActiveList& list, std::vector<ReadState> reads) {

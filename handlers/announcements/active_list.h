@@ -79,11 +79,9 @@ struct ReaderKeyHash {
   }
 };
 
-// A stored active_json object with the caller's read state added before
-// its closing brace (the stored text is always one JSON object), appended
-// to `out` or returned.
+// A stored active_json object with the caller's read state added after its
+// own members (common/json_rendered.h's json_append_with), appended to `out`.
 void append_active_item(std::string& out, std::string_view stored, bool is_read, bool is_dismissed);
-std::string active_item_json(std::string_view stored, bool is_read, bool is_dismissed);
 
 // The list's items as the caller sees them, as one JSON array: dismissed
 // ones left out, the others with is_read / is_dismissed. `reads` may be in

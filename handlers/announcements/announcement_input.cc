@@ -1,6 +1,5 @@
 #include "announcement_input.h"
 
-#include "announcement_json.h"
 #include "validate.h"
 
 namespace ca {
@@ -51,7 +50,7 @@ void apply_object(BodyReader& in, const char* name, std::optional<std::string>* 
   }
 }
 
-std::optional<Timestamp> stored_timestamp(const Rows& r, int row, int col) {
+std::optional<Timestamp> stored_timestamp(const Rows& r, int row, Col col) {
   if (r.is_null(row, col)) return std::nullopt;
   return parse_timestamp(r.text(row, col));
 }
@@ -66,26 +65,26 @@ bool sent_value(const cJSON* body, const char* name) {
 
 AnnouncementFields announcement_fields_from_row(const Rows& r, int row) {
   AnnouncementFields f;
-  f.title = r.str(row, kColTitle);
-  f.summary = r.str(row, kColSummary);
-  f.content = r.str(row, kColContent);
-  f.type = r.str(row, kColType);
-  f.priority = r.int64(row, kColPriority);
-  f.status = r.str(row, kColStatus);
-  f.is_push_enabled = r.boolean(row, kColIsPushEnabled);
-  f.is_public = r.boolean(row, kColIsPublic);
-  f.scheduled_at = stored_timestamp(r, row, kColScheduledAt);
-  f.expires_at = stored_timestamp(r, row, kColExpiresAt);
-  f.topic = r.opt_str(row, kColTopic);
-  f.push_title = r.opt_str(row, kColPushTitle);
-  f.push_body = r.opt_str(row, kColPushBody);
-  f.push_data = r.opt_str(row, kColPushData);
-  f.target_type = r.str(row, kColTargetType);
-  f.target_value = r.opt_str(row, kColTargetValue);
-  f.push_status = r.str(row, kColPushStatus);
-  f.attachment_type = r.opt_str(row, kColAttachmentType);
-  f.attachment_url = r.opt_str(row, kColAttachmentUrl);
-  f.attachment_metadata = r.opt_str(row, kColAttachmentMetadata);
+  f.title = r.str(row, "title");
+  f.summary = r.str(row, "summary");
+  f.content = r.str(row, "content");
+  f.type = r.str(row, "type");
+  f.priority = r.int64(row, "priority");
+  f.status = r.str(row, "status");
+  f.is_push_enabled = r.boolean(row, "is_push_enabled");
+  f.is_public = r.boolean(row, "is_public");
+  f.scheduled_at = stored_timestamp(r, row, r.col("scheduled_at"));
+  f.expires_at = stored_timestamp(r, row, r.col("expires_at"));
+  f.topic = r.opt_str(row, "topic");
+  f.push_title = r.opt_str(row, "push_title");
+  f.push_body = r.opt_str(row, "push_body");
+  f.push_data = r.opt_str(row, "push_data");
+  f.target_type = r.str(row, "target_type");
+  f.target_value = r.opt_str(row, "target_value");
+  f.push_status = r.str(row, "push_status");
+  f.attachment_type = r.opt_str(row, "attachment_type");
+  f.attachment_url = r.opt_str(row, "attachment_url");
+  f.attachment_metadata = r.opt_str(row, "attachment_metadata");
   return f;
 }
 

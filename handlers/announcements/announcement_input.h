@@ -44,7 +44,14 @@ struct AnnouncementFields {
   std::optional<std::string> attachment_metadata;  // JSON object text
 };
 
-// The stored record, from a row of CA_ANNOUNCEMENT_COLUMNS.
+// The writable columns of `announcements a`, named as the fields above.
+#define CA_ANNOUNCEMENT_FIELDS                                                       \
+  "a.title, a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, " \
+  "a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title, a.push_body, "  \
+  "a.push_data::text AS push_data, a.target_type, a.target_value, a.push_status, "   \
+  "a.attachment_type, a.attachment_url, a.attachment_metadata::text AS attachment_metadata"
+
+// The stored record, from a row that selects CA_ANNOUNCEMENT_FIELDS.
 AnnouncementFields announcement_fields_from_row(const Rows& rows, int row);
 
 enum class InputMode { kCreate, kUpdate };

@@ -1,69 +1,40 @@
-// The Announcement resource as JSON (SPEC "Announcement"), built from the
-// columns of CA_ANNOUNCEMENT_COLUMNS.
-//
-// Shared by the announcements handler (responses) and the worker (the
-// `announcement.published` event payload), so both show the same record.
-// Statements select CA_ANNOUNCEMENT_COLUMNS from `announcements a JOIN users u
-// ON u.id = a.created_by`; the column indexes below follow that list.
+// The Announcement resource as JSON (SPEC "Announcement"), rendered by
+// PostgreSQL: ca_announcement_json (sql/025) is its one definition, and
+// these macros are the one call of it. A statement selects
+// CA_ANNOUNCEMENT_JSON (every field) or CA_ANNOUNCEMENT_LIST_JSON (the
+// paginated list's view) from `announcements a JOIN users u ON u.id =
+// a.created_by` (`a` may be a CTE of RETURNING *), as the column `json`; the
+// handler prints it as it is (common/json_rendered.h). The active list's
+// view is stored with the row (announcements.active_json, sql/016).
 #pragma once
 
 #include "db.h"
 #include "json.h"
 
-// Keep in step with the kCol* indexes.
-#define CA_ANNOUNCEMENT_COLUMNS                                                                  \
-  "a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "             \
-  "a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, "                      \
-  "a.push_title, a.push_body, a.push_data::text, a.target_type, a.target_value, a.push_status, " \
-  "a.push_error, a.sent_at, a.attachment_type, a.attachment_url, "                               \
-  "a.attachment_metadata::text, a.created_by, u.name, u.email, a.created_at, "                   \
-  "a.updated_at"
+#define CA_ANNOUNCEMENT_JSON_VIEW(all_fields)                                                     \
+  "ca_announcement_json(" all_fields                                                              \
+  ", a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "            \
+  "a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title, "         \
+  "a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error, "        \
+  "a.sent_at, a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name, " \
+  "u.email, a.created_at, a.updated_at) AS json"
+// Every field (create, read, update, the announcement.published event).
+#define CA_ANNOUNCEMENT_JSON CA_ANNOUNCEMENT_JSON_VIEW("true")
+// The paginated list: without push_title, push_body, push_data,
+// target_type, target_value, push_error and attachment_metadata.
+#define CA_ANNOUNCEMENT_LIST_JSON CA_ANNOUNCEMENT_JSON_VIEW("false")
+
+// For the worker (handlers/worker/announcements_tasks.cc) until it reads
+// by name: its statement selects CA_ANNOUNCEMENT_COLUMNS and reads
+// kColTenantId and announcement_json(). New code selects
+// CA_ANNOUNCEMENT_JSON and reads the columns by name.
+#define CA_ANNOUNCEMENT_COLUMNS "a.tenant_id, " CA_ANNOUNCEMENT_JSON
 
 namespace ca {
 
-enum AnnouncementColumn {
-  kColId,
-  kColTenantId,
-  kColTitle,
-  kColSummary,
-  kColContent,
-  kColType,
-  kColPriority,
-  kColStatus,
-  kColIsPushEnabled,
-  kColIsPublic,
-  kColScheduledAt,
-  kColExpiresAt,
-  kColTopic,
-  kColPushTitle,
-  kColPushBody,
-  kColPushData,
-  kColTargetType,
-  kColTargetValue,
-  kColPushStatus,
-  kColPushError,
-  kColSentAt,
-  kColAttachmentType,
-  kColAttachmentUrl,
-  kColAttachmentMetadata,
-  kColCreatedBy,
-  kColCreatorName,
-  kColCreatorEmail,
-  kColCreatedAt,
-  kColUpdatedAt,
-  kAnnouncementColumnCount,
-};
+enum WorkerAnnouncementColumn { kColTenantId = 0 };
 
-enum class AnnouncementView {
-  kFull,  // every field (create, read, update, event payload)
-  // The paginated list: without push_title, push_body, push_data,
-  // target_type, target_value, push_error and attachment_metadata.
-  kList,
-};
-
-Json announcement_json(const Rows& rows, int row, AnnouncementView view = AnnouncementView::kFull);
-
-// A JSON object or null from a jsonb column's text.
-Json json_column(const Rows& rows, int row, int col);
+// The `json` column of `row`: the announcement, every field.
+Json announcement_json(const Rows& rows, int row);
 
 }  // namespace ca

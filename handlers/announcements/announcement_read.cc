@@ -5,6 +5,7 @@
 #include "auth.h"
 #include "db.h"
 #include "errors.h"
+#include "json_rendered.h"
 #include "validate.h"
 
 namespace ca {
@@ -16,18 +17,16 @@ constexpr int64_t kDefaultPerPage = 20;
 // The page's keys come from announcements_list_idx first, so the columns are
 // built for the rows shown only, not for the rows OFFSET skips; `id = ANY
 // (ARRAY(...))` keeps that a primary-key lookup in a generic plan too.
-// Columns: CA_ANNOUNCEMENT_COLUMNS, then the total.
 const Statement kList{
     "announcements_list",
     "WITH total AS (SELECT count(*) AS n FROM announcements WHERE tenant_id = $1) "
-    "SELECT " CA_ANNOUNCEMENT_COLUMNS
-    ", total.n FROM total "
+    "SELECT " CA_ANNOUNCEMENT_LIST_JSON
+    ", total.n AS total FROM total "
     "LEFT JOIN (announcements a JOIN users u ON u.id = a.created_by) "
     "ON a.tenant_id = $1 AND a.id = ANY (ARRAY("
     "  SELECT id FROM announcements WHERE tenant_id = $1 "
     "  ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3)) "
     "ORDER BY a.created_at DESC, a.id DESC"};
-constexpr int kListTotal = kAnnouncementColumnCount;
 
 // The active list from the database, one statement: what is answered when
 // the kept list (below) is not current. The partial index
@@ -48,8 +47,8 @@ constexpr int kListTotal = kAnnouncementColumnCount;
   "AND COALESCE(a.expires_at, 'infinity'::timestamptz) > now() "
 const Statement kActive{
     "announcements_active",
-    "SELECT a.priority, a.created_at, a.id, a.active_json, r.dismissed IS NOT NULL, "
-    "       COALESCE(r.dismissed, false) "
+    "SELECT a.priority, a.created_at, a.id, a.active_json AS json, "
+    "       r.dismissed IS NOT NULL AS is_read, COALESCE(r.dismissed, false) AS is_dismissed "
     "FROM announcements a "
     "LEFT JOIN LATERAL (SELECT r.dismissed FROM announcement_reads r "
     "                   WHERE r.tenant_id = a.tenant_id AND r.announcement_id = a.id "
@@ -58,7 +57,6 @@ const Statement kActive{
     "  AND (a.scheduled_at IS NULL OR a.scheduled_at <= now()) "
     "  AND r.dismissed IS NOT TRUE "
     "ORDER BY a.priority DESC, a.created_at DESC, a.id DESC"};
-enum ActiveColumn { kActiveJson = 3, kActiveIsRead, kActiveIsDismissed };
 
 // The tenant's list version (sql/019). A tenant gets its row with its first
 // announcement, in the same transaction: no row is version 0, the empty list.
@@ -77,13 +75,13 @@ const Statement kActiveFill{
     "  FROM announcements a WHERE " CA_LIVE_ANNOUNCEMENT
     ") "
     "SELECT " CA_LIST_VERSION
-    ", ca_epoch_us(now()), "
+    " AS list_version, ca_epoch_us(now()) AS now_us, "
     "       ca_epoch_us(LEAST((SELECT min(expires_at) FROM pending WHERE live), "
-    "                         (SELECT min(scheduled_at) FROM pending WHERE NOT live))), "
-    "       p.id, p.active_json "
+    "                         (SELECT min(scheduled_at) FROM pending WHERE NOT live))) AS "
+    "until_us, "
+    "       p.id, p.active_json AS json "
     "FROM (VALUES (1)) one LEFT JOIN pending p ON p.live "
     "ORDER BY p.priority DESC, p.created_at DESC, p.id DESC"};
-enum FillColumn { kFillVersion, kFillNow, kFillUntil, kFillId, kFillJson };
 
 // The caller's read version in the tenant (sql/019), the same way.
 #define CA_READ_VERSION                                       \
@@ -93,8 +91,8 @@ enum FillColumn { kFillVersion, kFillNow, kFillUntil, kFillId, kFillJson };
 // Sent with the session check: the tenant's list version, the caller's read
 // version and the database's clock. Two primary-key reads.
 const Statement kActiveCheck{"announcements_active_check",
-                             "SELECT " CA_LIST_VERSION ", " CA_READ_VERSION ", ca_epoch_us(now())"};
-enum CheckColumn { kCheckListVersion, kCheckReadVersion, kCheckNow };
+                             "SELECT " CA_LIST_VERSION " AS list_version, " CA_READ_VERSION
+                             " AS read_version, ca_epoch_us(now()) AS now_us"};
 
 // The caller's read records of the kept list's announcements ($3), with
 // the read version they are as of. One row with NULL read columns when
@@ -103,12 +101,11 @@ enum CheckColumn { kCheckListVersion, kCheckReadVersion, kCheckNow };
 const Statement kActiveReads{
     "announcements_active_reads",
     "SELECT " CA_READ_VERSION
-    ", r.announcement_id, r.dismissed "
+    " AS read_version, r.announcement_id, r.dismissed "
     "FROM (VALUES (1)) one "
     "LEFT JOIN (SELECT r.announcement_id, r.dismissed FROM announcement_reads r "
     "           WHERE r.user_id = $2 AND r.tenant_id = $1 "
     "             AND r.announcement_id IN (SELECT unnest($3::bigint[]))) r ON true"};
-enum ReadsColumn { kReadsVersion, kReadsId, kReadsDismissed };
 
 // Per thread, so without locks: 1 MiB of lists (about 0.6 KB an
 // announcement) and 256 KiB of callers' read records each, at most.
@@ -125,11 +122,12 @@ ReaderStateCache& reader_states() {
 
 std::shared_ptr<const ActiveList> list_from_fill(const Rows& r) {
   auto list = std::make_shared<ActiveList>();
-  list->version = r.int64(0, kFillVersion);
-  list->valid_from_us = r.int64(0, kFillNow);
-  if (!r.is_null(0, kFillUntil)) list->valid_until_us = r.int64(0, kFillUntil);
+  list->version = r.int64(0, "list_version");
+  list->valid_from_us = r.int64(0, "now_us");
+  if (!r.is_null(0, "until_us")) list->valid_until_us = r.int64(0, "until_us");
+  const Col id = r.col("id"), json = r.col("json");
   for (int i = 0; i < r.size(); ++i) {
-    if (!r.is_null(i, kFillId)) list->add(r.int64(i, kFillId), r.text(i, kFillJson));
+    if (!r.is_null(i, id)) list->add(r.int64(i, id), r.text(i, json));
   }
   return list;
 }
@@ -137,11 +135,10 @@ std::shared_ptr<const ActiveList> list_from_fill(const Rows& r) {
 std::shared_ptr<const ReaderState> reader_from_reads(const Rows& r, int64_t list_version) {
   auto state = std::make_shared<ReaderState>();
   state->list_version = list_version;
-  state->reads_version = r.int64(0, kReadsVersion);
+  state->reads_version = r.int64(0, "read_version");
+  const Col id = r.col("announcement_id"), dismissed = r.col("dismissed");
   for (int i = 0; i < r.size(); ++i) {
-    if (!r.is_null(i, kReadsId)) {
-      state->reads.push_back({r.int64(i, kReadsId), r.boolean(i, kReadsDismissed)});
-    }
+    if (!r.is_null(i, id)) state->reads.push_back({r.int64(i, id), r.boolean(i, dismissed)});
   }
   return state;
 }
@@ -154,10 +151,14 @@ Response active_from_database(Ctx& ctx, const Principal& who) {
   DbResult& r = results[0];
   if (!r.ok()) return errors::database(r.error());
   std::string data = "[";
-  for (int i = 0; i < r->size(); ++i) {
-    if (i > 0) data += ',';
-    append_active_item(data, r->text(i, kActiveJson), r->boolean(i, kActiveIsRead),
-                       r->boolean(i, kActiveIsDismissed));
+  if (!r->empty()) {
+    const Col json = r->col("json"), is_read = r->col("is_read"),
+              is_dismissed = r->col("is_dismissed");
+    for (int i = 0; i < r->size(); ++i) {
+      if (i > 0) data += ',';
+      append_active_item(data, r->text(i, json), r->boolean(i, is_read),
+                         r->boolean(i, is_dismissed));
+    }
   }
   data += ']';
   if (results[1].ok()) active_lists().store(who.tenant_id, list_from_fill(results[1].rows()));
@@ -165,7 +166,7 @@ Response active_from_database(Ctx& ctx, const Principal& who) {
 }
 
 const Statement kGet{"announcements_get",
-                     "SELECT " CA_ANNOUNCEMENT_COLUMNS
+                     "SELECT " CA_ANNOUNCEMENT_JSON
                      " FROM announcements a JOIN users u ON u.id = a.created_by "
                      "WHERE a.tenant_id = $1 AND a.id = $2"};
 
@@ -178,13 +179,7 @@ Response announcements_list(Ctx& ctx) {
   CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
   DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (r->is_null(i, kColId)) continue;  // the LEFT JOIN's empty page
-    json_append(data.get(), announcement_json(r.rows(), i, AnnouncementView::kList));
-  }
-  return Response::success(200, nullptr,
-                           paginated(std::move(data), *page, r->int64(0, kListTotal)));
+  return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
 }
 
 Response announcements_active(Ctx& ctx) {
@@ -193,15 +188,15 @@ Response announcements_active(Ctx& ctx) {
   DbResult& check = read.rows;
   if (!check.ok()) return errors::database(check.error());
   const Principal& who = read.who;
-  int64_t list_version = check->int64(0, kCheckListVersion);
+  int64_t list_version = check->int64(0, "list_version");
   std::shared_ptr<const ActiveList> list = active_lists().find(who.tenant_id);
-  if (!list || !list->current(list_version, check->int64(0, kCheckNow))) {
+  if (!list || !list->current(list_version, check->int64(0, "now_us"))) {
     return active_from_database(ctx, who);
   }
   // The kept list is the list. The caller's read records of it, kept or read.
   ReaderKey key{who.tenant_id, who.user_id};
   std::shared_ptr<const ReaderState> reader = reader_states().find(key);
-  if (!reader || !reader->current(list_version, check->int64(0, kCheckReadVersion))) {
+  if (!reader || !reader->current(list_version, check->int64(0, "read_version"))) {
     DbResult reads = ctx.db.exec(kActiveReads, {who.tenant_id, who.user_id, list->ids_param});
     if (!reads.ok()) return errors::database(reads.error());
     reader = reader_from_reads(reads.rows(), list_version);
@@ -215,7 +210,7 @@ Response announcements_get(Ctx& ctx) {
   DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
-  return Response::success(200, nullptr, announcement_json(r.rows(), 0));
+  return Response::success(200, nullptr, json_rendered(r.rows(), 0));
 }
 
 }  // namespace ca

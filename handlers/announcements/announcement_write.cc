@@ -7,6 +7,7 @@
 #include "db.h"
 #include "errors.h"
 #include "events.h"
+#include "json_rendered.h"
 #include "validate.h"
 
 namespace ca {
@@ -24,14 +25,14 @@ const Statement kCreate{
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13, "
     "  $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22, "
     "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *) "
-    "SELECT " CA_ANNOUNCEMENT_COLUMNS " FROM a JOIN users u ON u.id = a.created_by"};
+    "SELECT " CA_ANNOUNCEMENT_JSON " FROM a JOIN users u ON u.id = a.created_by"};
 
 // The record to merge an update into, locked until the update commits (the
 // worker's claims skip it meanwhile).
 const Statement kLoadForUpdate{"announcements_load_for_update",
-                               "SELECT " CA_ANNOUNCEMENT_COLUMNS
-                               " FROM announcements a JOIN users u ON u.id = a.created_by "
-                               "WHERE a.tenant_id = $1 AND a.id = $2 FOR UPDATE OF a"};
+                               "SELECT " CA_ANNOUNCEMENT_FIELDS
+                               " FROM announcements a "
+                               "WHERE a.tenant_id = $1 AND a.id = $2 FOR UPDATE"};
 
 // $1 tenant, $2 id, $3..$22 the writable columns (announcement_params).
 const Statement kUpdate{
@@ -46,7 +47,7 @@ const Statement kUpdate{
     "                      ELSE published_at END, "
     "  updated_at = now() "
     "WHERE tenant_id = $1 AND id = $2 RETURNING *) "
-    "SELECT " CA_ANNOUNCEMENT_COLUMNS " FROM a JOIN users u ON u.id = a.created_by"};
+    "SELECT " CA_ANNOUNCEMENT_JSON " FROM a JOIN users u ON u.id = a.created_by"};
 
 // Every status may move to archived; archiving again changes nothing. A push
 // that has not gone out yet never will.
@@ -63,7 +64,7 @@ const Statement kTargetsAreMembers{
     "announcements_targets_are_members",
     "SELECT NOT EXISTS (SELECT 1 FROM unnest(string_to_array($2, ',')::bigint[]) AS t (id) "
     "  WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = "
-    "t.id))"};
+    "t.id)) AS all_members"};
 
 Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields& fields,
                            FieldErrors& errs) {
@@ -72,7 +73,7 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
   }
   DbResult r = ctx.db.exec(kTargetsAreMembers, {tenant_id, *fields.target_value});
   if (!r.ok()) return errors::database(r.error());
-  if (!r->boolean(0, 0)) {
+  if (!r->boolean(0, "all_members")) {
     errs.add("target_value", "The target_value field must list members of this tenant.");
   }
   return true;
@@ -98,7 +99,7 @@ Response announcements_create(Ctx& ctx) {
   if (!tx.began()) return errors::database(tx.begin_error());
   DbResult r = ctx.db.exec(kCreate, params);
   if (!r.ok()) return errors::database(r.error());
-  Json record = announcement_json(r.rows(), 0);
+  Json record = json_rendered(r.rows(), 0);
   if (fields.status == "published") {
     DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
     if (!emitted.ok()) return errors::database(emitted.error());
@@ -137,7 +138,7 @@ Response announcements_update(Ctx& ctx) {
   announcement_params(fields, &params);
   DbResult r = ctx.db.exec(kUpdate, params);
   if (!r.ok()) return errors::database(r.error());
-  Json record = announcement_json(r.rows(), 0);
+  Json record = json_rendered(r.rows(), 0);
   if (previous_status != "published" && fields.status == "published") {
     DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
     if (!emitted.ok()) return errors::database(emitted.error());

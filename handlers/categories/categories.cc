@@ -4,6 +4,7 @@
 #include "db.h"
 #include "errors.h"
 #include "events.h"
+#include "json_rendered.h"
 #include "validate.h"
 
 namespace ca {
@@ -12,16 +13,17 @@ namespace {
 constexpr ErrorStyle kStyle = ErrorStyle::kSuccess;
 constexpr size_t kMaxDescription = 10000;
 
-#define CA_CATEGORY_COLUMNS                                                  \
-  "c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at, " \
-  "c.updated_at"
+// The category as JSON (SPEC "Category", sql/025).
+#define CA_CATEGORY_JSON                                                                      \
+  "ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at, " \
+  "c.updated_at) AS json"
 
 // The page and the total in one round trip (a page past the end keeps the total).
 const Statement kList{
     "categories_list",
     "WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1) "
-    "SELECT " CA_CATEGORY_COLUMNS
-    ", total.n FROM total "
+    "SELECT " CA_CATEGORY_JSON
+    ", total.n AS total FROM total "
     "LEFT JOIN categories c ON c.tenant_id = $1 AND c.id = ANY (ARRAY("
     "  SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3)) "
     "ORDER BY c.id DESC"};
@@ -29,20 +31,20 @@ const Statement kList{
 const Statement kCreate{
     "categories_create",
     "INSERT INTO categories AS c (tenant_id, name, description) VALUES ($1, $2, $3) "
-    "RETURNING " CA_CATEGORY_COLUMNS};
+    "RETURNING " CA_CATEGORY_JSON};
 
 // Atomic: concurrent toggles each flip the stored value once.
 const Statement kToggle{
     "categories_toggle",
     "UPDATE categories c SET is_published = NOT c.is_published, updated_at = now() "
-    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_COLUMNS};
+    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_JSON ", c.is_published"};
 
 // $3 name or NULL (keep); $4 true when description was sent, $5 its value.
 const Statement kUpdate{
     "categories_update",
     "UPDATE categories c SET name = COALESCE($3, c.name), "
     "  description = CASE WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now() "
-    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_COLUMNS};
+    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_JSON};
 
 // Deleting a category detaches its products (DESIGN §4), and a detached
 // product has changed: its category_id becomes null, its updated_at moves
@@ -80,18 +82,6 @@ const Statement kDelete{
     ") "
     "DELETE FROM categories WHERE tenant_id = $1 AND id = $2"};
 
-Json category_json(const Rows& r, int row) {
-  Json c = json_object();
-  json_add_int(c.get(), "id", r.int64(row, 0));
-  json_add_int(c.get(), "tenant_id", r.int64(row, 1));
-  json_add_str(c.get(), "name", r.text(row, 2));
-  json_add_opt_str(c.get(), "description", r.opt_text(row, 3));
-  json_add_bool(c.get(), "is_published", r.boolean(row, 4));
-  json_add_str(c.get(), "created_at", r.text(row, 5));
-  json_add_str(c.get(), "updated_at", r.text(row, 6));
-  return c;
-}
-
 Response name_taken() {
   FieldErrors errs;
   errs.add("name", "The name has already been taken.");
@@ -109,11 +99,7 @@ Response categories_list(Ctx& ctx) {
   CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
   DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (!r->is_null(i, 0)) json_append(data.get(), category_json(r.rows(), i));
-  }
-  return Response::success(200, nullptr, paginated(std::move(data), *page, r->int64(0, 7)));
+  return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
 }
 
 Response categories_create(Ctx& ctx) {
@@ -133,7 +119,7 @@ Response categories_create(Ctx& ctx) {
     if (r.error().kind == DbErrorKind::kUniqueViolation) return name_taken();
     return errors::database(r.error());
   }
-  Json category = category_json(r.rows(), 0);
+  Json category = json_rendered(r.rows(), 0);
   DbResult emitted = emit_event(ctx.db, who.tenant_id, "category.created", category.get());
   if (!emitted.ok()) return errors::database(emitted.error());
   DbResult committed = tx.commit();
@@ -146,9 +132,9 @@ Response categories_toggle(Ctx& ctx) {
   DbResult r = ctx.db.exec(kToggle, {who.tenant_id, ctx.req.params[0]});
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return not_found();
-  bool published = r->boolean(0, 4);
+  bool published = r->boolean(0, "is_published");
   return Response::success(200, published ? "Category published" : "Category hidden",
-                           category_json(r.rows(), 0));
+                           json_rendered(r.rows(), 0));
 }
 
 Response categories_update(Ctx& ctx) {
@@ -171,7 +157,7 @@ Response categories_update(Ctx& ctx) {
     return errors::database(r.error());
   }
   if (r->empty()) return not_found();
-  return Response::success(200, "Category updated", category_json(r.rows(), 0));
+  return Response::success(200, "Category updated", json_rendered(r.rows(), 0));
 }
 
 Response categories_delete(Ctx& ctx) {

@@ -3,6 +3,7 @@
 
 #include "auth.h"
 #include "errors.h"
+#include "json_rendered.h"
 #include "product_json.h"
 #include "products.h"
 #include "validate.h"
@@ -22,7 +23,6 @@ const Statement kRead{"products_read", "SELECT " CA_PRODUCT_JSON
 constexpr int kFilterCategory = 1, kFilterName = 2, kFilterPublished = 4, kShortName = 8,
               kAfterId = 16;
 constexpr size_t kListVariants = 32;
-constexpr int kListTotal = 1;  // the column after the product's JSON
 
 struct ListStatements {
   std::array<std::string, kListVariants> names;
@@ -72,13 +72,14 @@ struct ListStatements {
                     : "total AS (SELECT count(*) AS n FROM products p WHERE " + where + ")";
         page_ids = "SELECT p.id FROM products p WHERE " + where + after;
       }
-      sql[mask] = "WITH " + total +
-                  " SELECT " CA_PRODUCT_JSON
-                  ", total.n FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
-                  "ANY (ARRAY(" +
-                  page_ids +
-                  " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) "
-                  "ORDER BY p.id DESC";
+      sql[mask] =
+          "WITH " + total +
+          " SELECT " CA_PRODUCT_JSON
+          ", total.n AS total FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
+          "ANY (ARRAY(" +
+          page_ids +
+          " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) "
+          "ORDER BY p.id DESC";
       statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
     }
   }
@@ -148,11 +149,7 @@ Response products_list(Ctx& ctx) {
                    ctx, list_statements().statements[static_cast<size_t>(mask)], params));
   DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (!r->is_null(i, 0)) json_append(data.get(), product_json(r.rows(), i));
-  }
-  Json body = paginated(std::move(data), page, r->int64(0, kListTotal));
+  Json body = json_rendered_page(r.rows(), page);
   // After a cursor the page's position would take counting every row above
   // it, the cost the cursor exists to avoid: it is not reported.
   if (mask & kAfterId) json_set_null(body.get(), "current_page");
@@ -165,7 +162,7 @@ Response products_read(Ctx& ctx) {
   DbResult& r = read.rows;
   if (!r.ok()) return errors::database(r.error());
   if (r->empty()) return errors::not_found("Product not found");
-  return Response::json(200, product_json(r.rows(), 0));
+  return Response::json(200, json_rendered(r.rows(), 0));
 }
 
 }  // namespace ca

@@ -5,6 +5,7 @@
 #include "auth.h"
 #include "errors.h"
 #include "events.h"
+#include "json_rendered.h"
 #include "product_json.h"
 #include "products.h"
 #include "validate.h"
@@ -18,7 +19,7 @@ constexpr size_t kMaxDescription = 10000;
 
 const Statement kCategoryExists{
     "products_category_exists",
-    "SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2)"};
+    "SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found"};
 
 const Statement kCreate{
     "products_create",
@@ -74,7 +75,7 @@ Result<bool> check_category(Ctx& ctx, int64_t tenant_id, const ProductInput& p, 
   if (!p.category_id.has_value()) return true;
   DbResult r = ctx.db.exec(kCategoryExists, {tenant_id, p.category_id.value});
   if (!r.ok()) return errors::database(r.error());
-  if (!r->boolean(0, 0)) errs.add("category_id", "The selected category_id is invalid.");
+  if (!r->boolean(0, "found")) errs.add("category_id", "The selected category_id is invalid.");
   return true;
 }
 
@@ -101,7 +102,7 @@ Result<Json> write_with_event(Ctx& ctx, int64_t tenant_id, const Statement& stmt
     return errors::database(r.error());
   }
   if (r->empty()) return errors::not_found("Product not found");
-  Json product = product_json(r.rows(), 0);
+  Json product = json_rendered(r.rows(), 0);
   DbResult emitted = emit_event(ctx.db, tenant_id, event, product.get());
   if (!emitted.ok()) return errors::database(emitted.error());
   DbResult committed = tx.commit();

@@ -3,6 +3,7 @@
 #include "auth.h"
 #include "db.h"
 #include "errors.h"
+#include "json_rendered.h"
 #include "orders.h"
 #include "validate.h"
 #include "write.h"
@@ -10,26 +11,17 @@
 namespace ca {
 namespace {
 
-#define CA_ADDRESS_COLUMNS "id, street, city, country, postal_code, created_at"
+// Column: json (sql/026's ca_address_json).
+#define CA_ADDRESS_JSON \
+  "ca_address_json(id, street, city, country, postal_code, created_at) AS json"
 
 const Statement kCreate{"addresses_create",
                         "INSERT INTO addresses (user_id, street, city, country, postal_code) "
-                        "VALUES ($1, $2, $3, $4, $5) RETURNING " CA_ADDRESS_COLUMNS};
+                        "VALUES ($1, $2, $3, $4, $5) RETURNING " CA_ADDRESS_JSON};
 
 // Served by the (user_id, id) unique index.
-const Statement kList{"addresses_list", "SELECT " CA_ADDRESS_COLUMNS
-                                        " FROM addresses WHERE user_id = $1 ORDER BY id"};
-
-Json address_json(const Rows& r, int row) {
-  Json a = json_object();
-  json_add_int(a.get(), "id", r.int64(row, 0));
-  json_add_str(a.get(), "street", r.text(row, 1));
-  json_add_str(a.get(), "city", r.text(row, 2));
-  json_add_str(a.get(), "country", r.text(row, 3));
-  json_add_str(a.get(), "postal_code", r.text(row, 4));
-  json_add_str(a.get(), "created_at", r.text(row, 5));
-  return a;
-}
+const Statement kList{"addresses_list",
+                      "SELECT " CA_ADDRESS_JSON " FROM addresses WHERE user_id = $1 ORDER BY id"};
 
 }  // namespace
 
@@ -57,17 +49,15 @@ Response addresses_create(Ctx& ctx) {
         return Queries{
             {&kCreate, {who.user_id, street.value, city.value, country.value, postal_code.value}}};
       }));
-  return Response::json(201, address_json(w.results[0].rows(), 0));
+  return Response::json(201, json_rendered(w.results[0].rows(), 0));
 }
 
 Response addresses_list(Ctx& ctx) {
   CA_TRY(who, authenticate(ctx));
   DbResult r = ctx.db.exec(kList, {who.user_id});
   if (!r.ok()) return errors::database(r.error());
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) json_append(data.get(), address_json(r.rows(), i));
   Json out = json_object();
-  json_add(out.get(), "data", std::move(data));
+  json_add(out.get(), "data", json_rendered_array(r.rows()));
   return Response::json(200, out);
 }
 

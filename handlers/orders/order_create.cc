@@ -17,6 +17,7 @@
 #include "db.h"
 #include "errors.h"
 #include "events.h"
+#include "json_rendered.h"
 #include "order_json.h"
 #include "orders.h"
 #include "validate.h"
@@ -49,13 +50,10 @@ const Statement kProducts{
 // name and email for the response), and `p`, the live products of the tenant
 // among the ids, locked FOR SHARE so that they cannot be soft-deleted until
 // the order is committed. The order is written only when the address exists
-// and every id is a live product (`ok`); otherwise nothing is, and the one row
-// says which check failed.
+// and every id is a live product (`ok`); otherwise nothing is.
 //
-// Columns: CA_ORDER_COLUMNS (0-8), item id, product_id, size, qty, amount,
-// notes (9-14), address street, city, user name, email (15-18), the live
-// product ids (19, an array). One row per item; when the checks failed, one
-// row with only 15-19 (15-18 NULL when the address is not the caller's).
+// One row. Columns: json (the order as created, sql/026; NULL when a check
+// failed), address_found, live_product_ids (an array).
 const Statement kCreate{
     "orders_create",
     "WITH a AS ("
@@ -79,20 +77,20 @@ const Statement kCreate{
     "                           $10::text[]) WITH ORDINALITY "
     "       AS x (product_id, size, qty, amount, notes, n) "
     "  ORDER BY x.n "
-    "  RETURNING id, product_id, size, qty, amount, notes), "
-    // The payload of order_event_json() (order_json.h).
+    "  RETURNING id, order_id, product_id, size, qty, amount, notes), "
     CA_EVENTS_CTE(
-        "SELECT o.tenant_id, 'order.created', jsonb_build_object("
-        "  'order_id', o.id, 'user_id', o.user_id, 'status', o.status, "
-        "  'total_amount', o.total_amount::text, 'items_count', cardinality($6::bigint[])) "
+        "SELECT o.tenant_id, 'order.created', "
+        "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "
+        "                      cardinality($6::bigint[]), NULL)::jsonb "
         "FROM o") " "
-    "SELECT " CA_ORDER_COLUMNS
-    ", i.id, i.product_id, i.size, i.qty, i.amount, i.notes, "
-    "  a.street, a.city, a.name, a.email, ARRAY(SELECT id FROM p) "
-    "FROM (SELECT 1) one LEFT JOIN a ON true LEFT JOIN (o CROSS JOIN i) ON true "
-    "ORDER BY i.id"};
-constexpr int kCreateAddress = kOrderColumns + 6;
-constexpr int kCreateLive = kCreateAddress + 4;
+    "SELECT CASE WHEN o.id IS NOT NULL THEN " CA_ORDER_JSON(
+        "(SELECT '[' || string_agg(ca_order_item_json(i.id, i.order_id, i.product_id, i.size, "
+        "                          i.qty, i.amount, i.notes, NULL), ',' ORDER BY i.id) || ']' "
+        " FROM i)",
+        "NULL", "ca_order_user_json(o.user_id, a.name, a.email)",
+        "ca_order_address_json(false, o.address_id, a.street, a.city, NULL, NULL)") " END AS json, "
+    "  a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM p) AS live_product_ids "
+    "FROM (SELECT 1) one LEFT JOIN a ON true LEFT JOIN o ON true"};
 
 struct ItemInput {
   size_t index = 0;                   // position in order_items, for error keys
@@ -254,7 +252,10 @@ Response refuse_invalid(Ctx& ctx, const OrderInput& in, FieldErrors& errs) {
   if (ids != "{}") {
     std::set<int64_t> live;
     const Rows& rows = r[next].rows();
-    for (int i = 0; i < rows.size(); ++i) live.insert(rows.int64(i, 0));
+    if (!rows.empty()) {
+      const Col id = rows.col("id");
+      for (int i = 0; i < rows.size(); ++i) live.insert(rows.int64(i, id));
+    }
     report_products(in, live, errs);
   }
   return errors::validation(errs, kOrderStyle);
@@ -288,27 +289,12 @@ Response orders_create(Ctx& ctx) {
                             array_literal(qtys), array_literal(amounts), array_literal(notes)}}};
          }));
   const Rows& rows = w.results[0].rows();
-  if (rows.is_null(0, 0)) {  // a check failed: nothing was written
-    if (rows.is_null(0, kCreateAddress)) errs.add("address_id", kAddressInvalid);
-    report_products(in, id_set(rows.text(0, kCreateLive)), errs);
+  if (rows.is_null(0, "json")) {  // a check failed: nothing was written
+    if (!rows.boolean(0, "address_found")) errs.add("address_id", kAddressInvalid);
+    report_products(in, id_set(rows.text(0, "live_product_ids")), errs);
     return errors::validation(errs, kOrderStyle);
   }
-  int64_t order_id = rows.int64(0, 0);
-  Json order = order_json(rows, 0, 0);
-  Json items = json_array();
-  for (int i = 0; i < rows.size(); ++i) {
-    json_append(items.get(), order_item_json(rows, i, kOrderColumns, order_id));
-  }
-  json_add(order.get(), "items", std::move(items));
-  json_add(order.get(), "user",
-           order_user_json(w.who.user_id, rows.text(0, kCreateAddress + 2),
-                           rows.text(0, kCreateAddress + 3)));
-  Json addr = json_object();
-  json_add_int(addr.get(), "id", *in.address_id);
-  json_add_str(addr.get(), "street", rows.text(0, kCreateAddress));
-  json_add_str(addr.get(), "city", rows.text(0, kCreateAddress + 1));
-  json_add(order.get(), "address", std::move(addr));
-  return Response::success(201, "Order created successfully", std::move(order));
+  return Response::success(201, "Order created successfully", json_rendered(rows, 0));
 }
 
 }  // namespace ca

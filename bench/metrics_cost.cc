@@ -19,7 +19,7 @@
 
 namespace {
 
-ca::Response unused(ca::Ctx&) { return {}; }
+ca::Result<ca::Response> unused(ca::Ctx&) { return ca::Response{}; }
 
 constexpr long kPerThread = 2'000'000;
 

@@ -5,7 +5,7 @@
 
 #include "config.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "jwt.h"
 #include "log.h"
 
@@ -127,11 +127,11 @@ Result<TokenClaims> verify_bearer(const Ctx& ctx) {
   if (header.size() <= kBearer.size() ||
       !std::equal(kBearer.begin(), kBearer.end(), header.begin(),
                   [&](char a, char b) { return a == lower(b); })) {
-    return errors::unauthenticated();
+    return Error::unauthenticated();
   }
   auto claims =
       jwt_verify(header.substr(kBearer.size()), ctx.config.token_secret, std::time(nullptr));
-  if (!claims || !looks_like_uuid(claims->jti)) return errors::unauthenticated();
+  if (!claims || !looks_like_uuid(claims->jti)) return Error::unauthenticated();
   return std::move(*claims);
 }
 
@@ -151,9 +151,8 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     DbResult& r = results[0];
     if (!r.ok()) {
       // The read was not run.
-      if (r.error().sqlstate == kNoSessionState) return errors::unauthenticated();
-      if (r.error().sqlstate != kNotMemberState)
-        return errors::database(r.error(), ctx.error_style);
+      if (r.error().sqlstate == kNoSessionState) return Error::unauthenticated();
+      if (r.error().sqlstate != kNotMemberState) return Error::database(r.error());
       return out;  // not a member: 403
     }
     // The session matched the token's subject.
@@ -171,8 +170,8 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
   DbResult r = claim && ctx.idempotency != nullptr
                    ? ctx.idempotency->check_and_claim(check, claims.sub, tenant_id.value_or(0))
                    : ctx.db.exec(kAuthenticate, check.params);
-  if (!r.ok()) return errors::database(r.error(), ctx.error_style);
-  if (r->empty()) return errors::unauthenticated();
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::unauthenticated();
   out.who.user_id = r->int64(0, 0);
   log_request_context().user_id = out.who.user_id;
   if (!r->is_null(0, 1)) {
@@ -199,9 +198,9 @@ Result<Principal> allowed(Ctx& ctx, Principal who) {
 }
 
 Result<Principal> check_role(Ctx& ctx, Lookup& l, Role min_role) {
-  if (!l.member) return errors::forbidden("You are not a member of this tenant");
+  if (!l.member) return Error::forbidden("You are not a member of this tenant");
   if (min_role == Role::kAdmin && l.who.role != Role::kAdmin) {
-    return errors::forbidden("This action requires the ADMIN role");
+    return Error::forbidden("This action requires the ADMIN role");
   }
   return allowed(ctx, std::move(l.who));
 }
@@ -227,9 +226,9 @@ Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
   if (!ctx.req.has_tenant_header || tenant_id == 0) {
     CA_TRY(l, lookup(ctx, std::nullopt));
     (void)l;
-    return errors::bad_request(ctx.req.has_tenant_header
-                                   ? "X-Tenant-ID must be a positive integer tenant id"
-                                   : "The X-Tenant-ID header is required");
+    return Error::bad_request(ctx.req.has_tenant_header
+                                  ? "X-Tenant-ID must be a positive integer tenant id"
+                                  : "The X-Tenant-ID header is required");
   }
   // A tenant that does not exist and one the caller is not a member of
   // are the same 403 here.
@@ -256,7 +255,7 @@ Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& re
   return TenantRead{std::move(who), std::move(*l.read)};
 }
 
-Response refuse_after_tenant_auth(Ctx& ctx, Response refusal) {
+Error refuse_after_tenant_auth(Ctx& ctx, Error refusal) {
   Result<Principal> who = authenticate_tenant_header(ctx);
   return who.ok() ? std::move(refusal) : std::move(who.error());
 }
@@ -267,8 +266,8 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min
     // With the tenant in the path, no such tenant is a 404, not a 403: one
     // more round trip, on the refusal path only.
     DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
-    if (!exists.ok()) return errors::database(exists.error(), ctx.error_style);
-    if (!exists->boolean(0, 0)) return errors::not_found("Tenant not found");
+    if (!exists.ok()) return Error::database(exists.error());
+    if (!exists->boolean(0, 0)) return Error::not_found("Tenant not found");
   }
   return check_role(ctx, l, min_role);
 }
@@ -285,10 +284,10 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
   if (also) queries.push_back(std::move(*also));
   std::vector<DbResult> r = ctx.db.pipeline(queries);
   for (DbResult& each : r) {
-    if (!each.ok()) return errors::database(each.error(), ctx.error_style);
+    if (!each.ok()) return Error::database(each.error());
   }
   // Deactivated since its password was checked: no session, as for a wrong password.
-  if (r[0]->affected() == 0) return Response::error(401, "Invalid credentials");
+  if (r[0]->affected() == 0) return Error::bad_credentials("Invalid credentials");
   return jwt_sign(c, ctx.config.token_secret);
 }
 
@@ -319,16 +318,16 @@ Result<Principal> write_check_result(Ctx& ctx, const Access& access, const Write
                                      DbResult& r) {
   if (!r.ok()) {
     const std::string& state = r.error().sqlstate;
-    if (state == kNoSessionState) return errors::unauthenticated();
-    if (state == kNotAdminState) return errors::forbidden("This action requires the ADMIN role");
-    if (state != kNotMemberState) return errors::database(r.error(), ctx.error_style);
+    if (state == kNoSessionState) return Error::unauthenticated();
+    if (state == kNotAdminState) return Error::forbidden("This action requires the ADMIN role");
+    if (state != kNotMemberState) return Error::database(r.error());
     if (access.kind == Access::Kind::kPathTenant) {
       // With the tenant in the path, no such tenant is a 404, not a 403.
       DbResult exists = ctx.db.exec(kTenantExists, {access.tenant_id});
-      if (!exists.ok()) return errors::database(exists.error(), ctx.error_style);
-      if (!exists->boolean(0, 0)) return errors::not_found("Tenant not found");
+      if (!exists.ok()) return Error::database(exists.error());
+      if (!exists->boolean(0, 0)) return Error::not_found("Tenant not found");
     }
-    return errors::forbidden("You are not a member of this tenant");
+    return Error::forbidden("You are not a member of this tenant");
   }
   Principal who = check.who;
   log_request_context().user_id = who.user_id;
@@ -341,7 +340,7 @@ Result<Principal> write_check_result(Ctx& ctx, const Access& access, const Write
 
 Result<bool> revoke_session(Ctx& ctx, const Principal& who) {
   DbResult r = ctx.db.exec(kRevokeSession, {who.session_id});
-  if (!r.ok()) return errors::database(r.error(), ctx.error_style);
+  if (!r.ok()) return Error::database(r.error());
   return true;
 }
 

@@ -54,7 +54,7 @@ Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& re
 // For a request refused before a piggybacked read (a bad page or filter):
 // the 401/400/403 of authenticate_tenant_header() when there is one, since
 // those come first, else `refusal`.
-Response refuse_after_tenant_auth(Ctx& ctx, Response refusal);
+Error refuse_after_tenant_auth(Ctx& ctx, Error refusal);
 
 // Token + membership of a tenant named in the path: 401, then 404 when the
 // tenant does not exist, 403 when not a member (or not ADMIN when required).

@@ -292,7 +292,7 @@ class Transaction {
   Transaction& operator=(const Transaction&) = delete;
 
   // False when BEGIN failed; begin_error() then says why (answer it with
-  // errors::database: a database that cannot be reached is a 503).
+  // Error::database: a database that cannot be reached is a 503).
   bool began() const { return began_; }
   const DbError& begin_error() const { return begin_error_; }
   DbResult commit();

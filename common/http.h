@@ -49,15 +49,6 @@ std::optional<std::chrono::milliseconds> request_age(const char* request_start,
 // expensive work, such as hashing a password. False when unknown.
 bool client_gone(const Request& req);
 
-// Which family of error body shapes an endpoint uses (errors.h renders
-// them). A route declares its style (router.h), so that an error produced
-// below the endpoint (the session check meeting a dead database) comes in
-// the endpoint's shape too.
-enum class ErrorStyle {
-  kPlain,    // {error} / {message, errors}
-  kSuccess,  // {success:false, message} / {success:false, errors}
-};
-
 struct Response {
   int status = 200;
   std::string body;

@@ -101,9 +101,7 @@ bool idempotency_key_valid(std::string_view key) {
   return true;
 }
 
-IdempotentRequest::IdempotentRequest(const Request& req, Db& db, Idempotent options,
-                                     ErrorStyle server_style)
-    : db_(db), options_(options), server_style_(server_style) {
+IdempotentRequest::IdempotentRequest(const Request& req, Db& db) : db_(db) {
   if (!req.idempotency_key || !idempotency_key_valid(*req.idempotency_key)) {
     state_ = State::kMalformed;
     return;
@@ -158,55 +156,57 @@ Result<bool> IdempotentRequest::after_auth() {
   switch (state_) {
     case State::kMalformed:
       state_ = State::kDone;
-      return errors::bad_request("Idempotency-Key must be 1 to 255 printable ASCII characters");
+      return Error::bad_request("Idempotency-Key must be 1 to 255 printable ASCII characters");
     case State::kClaimFailed:
       state_ = State::kDone;
-      return errors::database(*claim_error_, server_style_);
+      return Error::database(*claim_error_);
     case State::kClaimed:
       state_ = State::kProceeding;
       return true;
     case State::kStored:
       state_ = State::kDone;
-      return *replay_;
+      return Error::answered();
     case State::kOtherRequest: {
       state_ = State::kDone;
       FieldErrors errs;
       errs.add("Idempotency-Key",
                "This Idempotency-Key was already used with another request in the last 24 hours.");
-      return errors::validation(errs, options_.style);
+      return Error::invalid(errs);
     }
     default:
       return true;
   }
 }
 
-Response IdempotentRequest::finish(Response handler_response) {
+Result<Response> IdempotentRequest::finish(Result<Response> handler_answer) {
+  bool answered_2xx = handler_answer.ok() && is_2xx(handler_answer->status);
   if (!db_.request_open()) {
-    if (state_ == State::kPending && is_2xx(handler_response.status)) {
+    if (state_ == State::kPending && answered_2xx) {
       // The route opted in, but its handler does not authenticate through
       // common/auth.cc: nothing was claimed or stored.
       log_error("Idempotency-Key ignored: the handler never checked the session through auth.h");
     }
-    return handler_response;
+    return handler_answer;
   }
   if (state_ == State::kDone && replay_) {  // after_auth() gave the stored answer
     db_.rollback_request();
     return std::move(*replay_);
   }
-  if (state_ != State::kProceeding || !is_2xx(handler_response.status) || db_.request_failed()) {
-    if (db_.request_failed() && is_2xx(handler_response.status)) {
+  if (state_ != State::kProceeding || !answered_2xx || db_.request_failed()) {
+    if (db_.request_failed() && answered_2xx) {
       log_warn("keyed request answered %d after rolling back its transaction: not stored",
-               handler_response.status);
+               handler_answer->status);
     }
     db_.rollback_request();
-    return handler_response;
+    return handler_answer;
   }
+  const Response& response = *handler_answer;
   DbResult committed =
       db_.commit_request({{&kStore,
-                           {tenant_id_, user_id_, key_, request_hash_, handler_response.status,
-                            headers_text(handler_response), handler_response.body}}});
-  if (!committed.ok()) return errors::database(committed.error(), server_style_);
-  return handler_response;
+                           {tenant_id_, user_id_, key_, request_hash_, response.status,
+                            headers_text(response), response.body}}});
+  if (!committed.ok()) return Error::database(committed.error());
+  return handler_answer;
 }
 
 }  // namespace ca

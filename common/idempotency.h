@@ -32,7 +32,7 @@
 #include <string>
 
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "http.h"
 #include "result.h"
 
@@ -40,12 +40,9 @@ namespace ca {
 
 struct Ctx;
 
-// Route::idempotent: the route takes Idempotency-Key. `style` is the shape
-// of the handler's own validation errors, for the 422 this mechanism
-// answers; its 500/503 take the route's error style (Route::error_style).
-struct Idempotent {
-  ErrorStyle style = ErrorStyle::kPlain;
-};
+// Route::idempotent: the route takes Idempotency-Key. The errors this
+// mechanism answers take the route's error style, like the handler's.
+struct Idempotent {};
 inline constexpr Idempotent kIdempotent{};
 
 // How long a stored answer is replayed; the worker deletes older keys.
@@ -57,10 +54,8 @@ bool idempotency_key_valid(std::string_view key);
 
 class IdempotentRequest {
  public:
-  // For a request with the header on a route that opted in; `server_style`
-  // shapes the 500/503 it answers (the route's error style).
-  IdempotentRequest(const Request& req, Db& db, Idempotent options,
-                    ErrorStyle server_style = ErrorStyle::kPlain);
+  // For a request with the header on a route that opted in.
+  IdempotentRequest(const Request& req, Db& db);
   ~IdempotentRequest();  // rolls back a request transaction still open
   IdempotentRequest(const IdempotentRequest&) = delete;
   IdempotentRequest& operator=(const IdempotentRequest&) = delete;
@@ -78,13 +73,14 @@ class IdempotentRequest {
   std::vector<DbResult> begin_write(const Db::Query& check, int64_t user_id, int64_t tenant_id,
                                     const std::vector<Db::Query>& then);
   // For common/auth.cc, once the caller is allowed: true to go on, or the
-  // answer to give instead (the stored one, 422, 400 for a malformed key).
+  // error to end the request with (422, 400 for a malformed key, or
+  // Error::answered() when the stored answer is replayed: finish() gives it).
   Result<bool> after_auth();
 
   // The request's answer, given the handler's: commits the request
   // transaction with the answer stored when it is 2xx, rolls it back
   // otherwise.
-  Response finish(Response handler_response);
+  Result<Response> finish(Result<Response> handler_answer);
 
  private:
   enum class State {
@@ -99,8 +95,6 @@ class IdempotentRequest {
   };
 
   Db& db_;
-  Idempotent options_;
-  ErrorStyle server_style_;
   std::string key_;
   std::string request_hash_;  // bytea literal: \x + hex
   State state_ = State::kPending;

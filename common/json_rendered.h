@@ -17,6 +17,10 @@
 //   // one row with a NULL json and the total, page_rows.h's convention)
 //   Response::success(200, nullptr, json_rendered_page(r.rows(), page));
 //
+// A new shape: a `ca_<resource>_json(<columns>)` function in a migration
+// (rules at the top of sql/025_resource_json.sql), called once through a
+// macro next to the handler (e.g. CA_ANNOUNCEMENT_JSON), selected AS json.
+//
 // Nothing here is shared between threads; the Json values are cJSON raw
 // items (copies of the text), valid after the Rows are gone.
 #pragma once

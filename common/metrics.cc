@@ -300,7 +300,7 @@ std::string metrics_render_files(const std::string& dir) {
   return out;
 }
 
-Response metrics_handler(Ctx& ctx) {
+Result<Response> metrics_handler(Ctx& ctx) {
   // Installation-wide backlog, one statement (every sub-select is an index
   // probe or a count over the pending rows only).
   static const Statement kGauges{

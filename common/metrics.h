@@ -19,6 +19,7 @@
 
 #include "db.h"
 #include "http.h"
+#include "result.h"
 
 namespace ca {
 
@@ -45,6 +46,6 @@ std::string metrics_render_files(const std::string& dir);
 
 // GET /metrics: the files' sums plus the backlog gauges read from the
 // database in one statement.
-Response metrics_handler(Ctx& ctx);
+Result<Response> metrics_handler(Ctx& ctx);
 
 }  // namespace ca

@@ -12,8 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "error.h"
 #include "http.h"
 #include "idempotency.h"
+#include "result.h"
 
 namespace ca {
 
@@ -25,19 +27,16 @@ struct Ctx {
   const Request& req;
   Db& db;
   const Config& config;
-  // The route's style: the shape of the 500 and 503 that the shared layers
-  // (authentication, tenant resolution) answer for this endpoint.
-  ErrorStyle error_style = ErrorStyle::kPlain;
   // Set on a keyed request of a route that takes Idempotency-Key (for auth.h).
   IdempotentRequest* idempotency = nullptr;
 };
 
-using Handler = Response (*)(Ctx&);
+// The answer, or the Error the dispatcher renders in the route's style.
+using Handler = Result<Response> (*)(Ctx&);
 
 // A row of a handler's route table: `{method, pattern, handler}`, then
-// optionally, for a route that takes Idempotency-Key, `ca::kIdempotent` or
-// `ca::Idempotent{validation style}`, then the endpoint's error style for
-// 500/503 (`ca::kOrderStyle`; plain by default).
+// optionally, for a route that takes Idempotency-Key, `ca::kIdempotent`,
+// then the endpoint's error style (`ca::kOrderStyle`; plain by default).
 struct Route {
   Route(const char* m, const char* p, Handler h, ErrorStyle style = ErrorStyle::kPlain)
       : method(m), pattern(p), handler(h), error_style(style) {}
@@ -48,9 +47,8 @@ struct Route {
   const char* method;
   const char* pattern;
   Handler handler;
-  // How this endpoint's errors are shaped where the shapes differ (500, 503:
-  // orders answer {success:false, message}); 400/401/403 are {error} on every
-  // endpoint (docs/openapi.yaml).
+  // How every error of this endpoint is shaped, whichever layer it came
+  // from (common/error.h).
   ErrorStyle error_style = ErrorStyle::kPlain;
   // Set: the route takes Idempotency-Key (common/idempotency.h).
   std::optional<Idempotent> idempotent = std::nullopt;

@@ -27,7 +27,7 @@
 #include "config.h"
 #include "db.h"
 #include "db_pool.h"
-#include "errors.h"
+#include "error.h"
 #include "idempotency.h"
 #include "json_arena.h"
 #include "jwt.h"
@@ -139,29 +139,37 @@ void write_response(FCGX_Request& r, const Response& resp) {
   FCGX_PutStr(resp.body.data(), static_cast<int>(resp.body.size()), r.out);
 }
 
-Response call_handler(Handler handler, Ctx& ctx) {
+Result<Response> call_handler(Handler handler, Ctx& ctx) {
   try {
     return handler(ctx);
   } catch (const std::exception& e) {
-    return errors::internal(std::string("unhandled exception: ") + e.what(), ctx.error_style);
+    return Error::internal(std::string("unhandled exception: ") + e.what());
   }
+}
+
+// The response for a handler's answer: an Error is rendered in the route's
+// style here, for every route (common/error.h).
+Response respond(Result<Response> answer, ErrorStyle style) {
+  return answer.ok() ? std::move(*answer) : render(answer.error(), style);
 }
 
 Response dispatch(const Router& router, Request& req, Db& db, const Config& config) {
   RouteMatch m = router.match(req.method, req.path);
-  if (m.kind == RouteMatch::kNotFound) return Response::error(404, "Not found");
+  if (m.kind == RouteMatch::kNotFound) {
+    return respond(Error::not_found("Not found"), ErrorStyle::kPlain);
+  }
   if (m.kind == RouteMatch::kMethodNotAllowed) {
-    return Response::error(405, "Method not allowed").header("Allow", m.allow);
+    return respond(Error::method_not_allowed(m.allow), ErrorStyle::kPlain);
   }
   req.params = std::move(m.params);
   log_request_context().route = m.pattern;
-  Ctx ctx{req, db, config, m.error_style};
+  Ctx ctx{req, db, config};
   if (m.idempotent && req.idempotency_key) {
-    IdempotentRequest keyed(req, db, *m.idempotent, m.error_style);
+    IdempotentRequest keyed(req, db);
     ctx.idempotency = &keyed;
-    return keyed.finish(call_handler(m.handler, ctx));
+    return respond(keyed.finish(call_handler(m.handler, ctx)), m.error_style);
   }
-  return call_handler(m.handler, ctx);
+  return respond(call_handler(m.handler, ctx), m.error_style);
 }
 
 // Where this process's counter file goes (common/metrics.h): METRICS_DIR,
@@ -371,7 +379,7 @@ void serve_request(Dispatcher& d, FCGX_Request& r) {
     (*db).set_request_deadline(started + kRequestDeadline);
     resp = dispatch(*d.router, req, *db, *d.config);
   } else {
-    resp = Response::error(413, "Request body too large");
+    resp = respond(Error::payload_too_large("Request body too large"), ErrorStyle::kPlain);
   }
   write_response(r, resp);
   auto took = std::chrono::steady_clock::now() - started;
@@ -435,7 +443,7 @@ void worker_loop(Dispatcher* d) {
 
 }  // namespace
 
-Response health_handler(Ctx& ctx) {
+Result<Response> health_handler(Ctx& ctx) {
   static const Statement kPing{"health_ping", "SELECT 1"};
   DbResult r = ctx.db.exec(kPing);
   Json body = json_object();
@@ -443,7 +451,7 @@ Response health_handler(Ctx& ctx) {
   return Response::json(r.ok() ? 200 : 503, body);
 }
 
-Response ping_handler(Ctx&) { return Response{200, R"({"status":"ok"})", {}}; }
+Result<Response> ping_handler(Ctx&) { return Response{200, R"({"status":"ok"})", {}}; }
 
 int serve_main(int argc, char** argv, const char* program, std::vector<Route> routes) {
   Options opt;

@@ -17,7 +17,7 @@ namespace ca {
 int serve_main(int argc, char** argv, const char* program, std::vector<Route> routes);
 
 // GET /healthz and GET /api/v2/admin/ping, for any handler's route table.
-Response health_handler(Ctx& ctx);
-Response ping_handler(Ctx& ctx);
+Result<Response> health_handler(Ctx& ctx);
+Result<Response> ping_handler(Ctx& ctx);
 
 }  // namespace ca

@@ -197,25 +197,25 @@ Field<const cJSON*> BodyReader::array(const char* name, const PresenceRule& rule
 }
 
 Result<Json> parse_json_object(const Request& req) {
-  if (!utf8_valid(req.body)) return errors::bad_request("Request body is not valid UTF-8");
+  if (!utf8_valid(req.body)) return Error::bad_request("Request body is not valid UTF-8");
   Json body = json_parse(req.body);
   if (!body || !cJSON_IsObject(body.get())) {
-    return errors::bad_request("Request body must be a JSON object");
+    return Error::bad_request("Request body must be a JSON object");
   }
   switch (json_check_text(req.body, body.get())) {
     case JsonTextFault::kNone:
       break;
     case JsonTextFault::kInvalid:
-      return errors::bad_request("Request body must be a JSON object");
+      return Error::bad_request("Request body must be a JSON object");
     case JsonTextFault::kNul:
-      return errors::bad_request("Request body must not contain NUL characters (\\u0000)");
+      return Error::bad_request("Request body must not contain NUL characters (\\u0000)");
     case JsonTextFault::kControlCharacter:
-      return errors::bad_request(
+      return Error::bad_request(
           "Request body is not valid JSON: control characters (U+0000-U+001F) must be escaped");
   }
   // {"title":"ok","title":5}: validation would read one and storage keep the other.
   if (json_duplicate_key(body.get())) {
-    return errors::bad_request("Request body must not name a key twice in one object");
+    return Error::bad_request("Request body must not name a key twice in one object");
   }
   return body;
 }
@@ -236,11 +236,10 @@ static bool parse_positive(const std::string& text, int64_t* out) {
   return true;
 }
 
-Result<PageParams> read_page_params(const Request& req, int64_t default_per_page,
-                                    ErrorStyle style) {
+Result<PageParams> read_page_params(const Request& req, int64_t default_per_page) {
   FieldErrors errs;
   PageParams p = read_page_params(req, default_per_page, errs);
-  if (!errs.empty()) return errors::validation(errs, style);
+  if (!errs.empty()) return Error::invalid(errs);
   return p;
 }
 

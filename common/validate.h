@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "errors.h"
+#include "error.h"
 #include "json.h"
 #include "result.h"
 
@@ -107,8 +107,8 @@ struct PageParams {
   int64_t offset() const { return (page - 1) * per_page; }
 };
 inline constexpr int64_t kMaxPerPage = 100;
-// Reads page/per_page from the query string; non-integer or < 1 is a 422 in `style`.
-Result<PageParams> read_page_params(const Request& req, int64_t default_per_page, ErrorStyle style);
+// Reads page/per_page from the query string; non-integer or < 1 is a 422.
+Result<PageParams> read_page_params(const Request& req, int64_t default_per_page);
 // The same, recording the errors in `errors` instead, so that a list with
 // filters reports page and filter errors together.
 PageParams read_page_params(const Request& req, int64_t default_per_page, FieldErrors& errors);

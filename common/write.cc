@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "errors.h"
+#include "error.h"
 #include "idempotency.h"
 
 namespace ca {
@@ -35,7 +35,7 @@ Result<Written> write_once(Ctx& ctx, const Access& access, const QueriesFor& wri
   // Refused or failed: the implicit transaction is rolled back already.
   CA_TRY(who, write_check_result(ctx, access, check, r[0]));
   r.erase(r.begin());
-  if (const DbError* failed = first_failure(r)) return errors::database(*failed, ctx.error_style);
+  if (const DbError* failed = first_failure(r)) return Error::database(*failed);
   return Written{std::move(who), std::move(r)};
 }
 
@@ -66,7 +66,7 @@ Result<WriteTx> WriteTx::begin(Ctx& ctx, const Access& access, const QueriesFor&
     if (!go_on.ok()) return std::move(go_on.error());
   }
   r.erase(r.begin());
-  if (const DbError* failed = first_failure(r)) return errors::database(*failed, ctx.error_style);
+  if (const DbError* failed = first_failure(r)) return Error::database(*failed);
   tx.who_ = std::move(who);
   tx.checks_ = std::move(r);
   return tx;
@@ -92,14 +92,14 @@ Result<std::vector<DbResult>> WriteTx::commit(const Queries& writes) {
     r = db.pipeline(writes);
     if (const DbError* failed = first_failure(r)) {
       db.fail_request();
-      return errors::database(*failed, ctx_->error_style);
+      return Error::database(*failed);
     }
     return r;
   }
   open_ = false;
   r = db.commit_request_results(writes);
   if (const DbError* failed = first_failure(r)) {
-    return errors::database(*failed, ctx_->error_style);
+    return Error::database(*failed);
   }
   r.pop_back();  // COMMIT's
   return r;

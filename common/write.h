@@ -19,7 +19,7 @@
 //     return Queries{{&kLock, {who.tenant_id, id}}};
 //   }));
 //   Rows& locked = w.check(0).rows();
-//   if (locked.empty()) return errors::not_found(...);   // rolled back
+//   if (locked.empty()) return Error::not_found(...);   // rolled back
 //   CA_TRY(done, w.commit({{&kUpdate, {...}}, event_query(w.who().tenant_id, type, data)}));
 //
 // Round trips:

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "formats.h"
 
 namespace ca {

@@ -4,7 +4,7 @@
 #include "announcements.h"
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "json_rendered.h"
 #include "validate.h"
 
@@ -145,11 +145,11 @@ std::shared_ptr<const ReaderState> reader_from_reads(const Rows& r, int64_t list
 
 // The active list from the database (kActive), and the list to keep for
 // the next requests, in one round trip.
-Response active_from_database(Ctx& ctx, const Principal& who) {
+Result<Response> active_from_database(Ctx& ctx, const Principal& who) {
   std::vector<DbResult> results =
       ctx.db.pipeline({{&kActive, {who.tenant_id, who.user_id}}, {&kActiveFill, {who.tenant_id}}});
   DbResult& r = results[0];
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   std::string data = "[";
   if (!r->empty()) {
     const Col json = r->col("json"), is_read = r->col("is_read"),
@@ -172,21 +172,21 @@ const Statement kGet{"announcements_get",
 
 }  // namespace
 
-Response announcements_list(Ctx& ctx) {
-  Result<PageParams> page = read_page_params(ctx.req, kDefaultPerPage, ErrorStyle::kSuccess);
+Result<Response> announcements_list(Ctx& ctx) {
+  Result<PageParams> page = read_page_params(ctx.req, kDefaultPerPage);
   if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
   // Token, session, membership and the page in one round trip.
   CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
 }
 
-Response announcements_active(Ctx& ctx) {
+Result<Response> announcements_active(Ctx& ctx) {
   // Token, session, membership and the versions in one round trip.
   CA_TRY(read, authenticate_tenant_header_read(ctx, kActiveCheck, {}, ReadArgs::kTenantAndUser));
   DbResult& check = read.rows;
-  if (!check.ok()) return errors::database(check.error());
+  if (!check.ok()) return Error::database(check.error());
   const Principal& who = read.who;
   int64_t list_version = check->int64(0, "list_version");
   std::shared_ptr<const ActiveList> list = active_lists().find(who.tenant_id);
@@ -198,18 +198,18 @@ Response announcements_active(Ctx& ctx) {
   std::shared_ptr<const ReaderState> reader = reader_states().find(key);
   if (!reader || !reader->current(list_version, check->int64(0, "read_version"))) {
     DbResult reads = ctx.db.exec(kActiveReads, {who.tenant_id, who.user_id, list->ids_param});
-    if (!reads.ok()) return errors::database(reads.error());
+    if (!reads.ok()) return Error::database(reads.error());
     reader = reader_from_reads(reads.rows(), list_version);
     reader_states().store(key, reader);
   }
   return Response::success(200, nullptr, json_raw(active_array_for(*list, reader->reads)));
 }
 
-Response announcements_get(Ctx& ctx) {
+Result<Response> announcements_get(Ctx& ctx) {
   CA_TRY(read, authenticate_tenant_header_read(ctx, kGet, {ctx.req.params[0]}));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Announcement not found");
   return Response::success(200, nullptr, json_rendered(r.rows(), 0));
 }
 

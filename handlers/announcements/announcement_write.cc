@@ -5,7 +5,7 @@
 #include "announcements.h"
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "json_rendered.h"
 #include "validate.h"
@@ -72,7 +72,7 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
     return true;
   }
   DbResult r = ctx.db.exec(kTargetsAreMembers, {tenant_id, *fields.target_value});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   if (!r->boolean(0, "all_members")) {
     errs.add("target_value", "The target_value field must list members of this tenant.");
   }
@@ -81,7 +81,7 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
 
 }  // namespace
 
-Response announcements_create(Ctx& ctx) {
+Result<Response> announcements_create(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
@@ -90,40 +90,40 @@ Response announcements_create(Ctx& ctx) {
   announcement_check(body.get(), "", "pending", &fields, errs);
   CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
   (void)targets_checked;
-  if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
+  if (!errs.empty()) return Error::invalid(errs);
 
   std::vector<Param> params{who.tenant_id};
   announcement_params(fields, &params);
   params.emplace_back(who.user_id);
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   DbResult r = ctx.db.exec(kCreate, params);
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   Json record = json_rendered(r.rows(), 0);
   if (fields.status == "published") {
     DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
-    if (!emitted.ok()) return errors::database(emitted.error());
+    if (!emitted.ok()) return Error::database(emitted.error());
   }
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
   return Response::success(201, "Announcement created", std::move(record));
 }
 
-Response announcements_update(Ctx& ctx) {
+Result<Response> announcements_update(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   DbResult current = ctx.db.exec(kLoadForUpdate, {who.tenant_id, id});
-  if (!current.ok()) return errors::database(current.error());
+  if (!current.ok()) return Error::database(current.error());
   if (current->empty()) {
     // Validation comes before existence (DESIGN §3): a bad body is a 422 even here.
     AnnouncementFields ignored;
     announcement_read_body(body.get(), InputMode::kUpdate, &ignored, errs);
-    if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
-    return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+    if (!errs.empty()) return Error::invalid(errs);
+    return Error::not_found("Announcement not found");
   }
   AnnouncementFields fields = announcement_fields_from_row(current.rows(), 0);
   const std::string previous_status = fields.status;
@@ -132,27 +132,27 @@ Response announcements_update(Ctx& ctx) {
   announcement_check(body.get(), previous_status, previous_push_status, &fields, errs);
   CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
   (void)targets_checked;
-  if (!errs.empty()) return errors::validation(errs, ErrorStyle::kSuccess);
+  if (!errs.empty()) return Error::invalid(errs);
 
   std::vector<Param> params{who.tenant_id, id};
   announcement_params(fields, &params);
   DbResult r = ctx.db.exec(kUpdate, params);
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   Json record = json_rendered(r.rows(), 0);
   if (previous_status != "published" && fields.status == "published") {
     DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
-    if (!emitted.ok()) return errors::database(emitted.error());
+    if (!emitted.ok()) return Error::database(emitted.error());
   }
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
   return Response::success(200, "Announcement updated", std::move(record));
 }
 
-Response announcements_archive(Ctx& ctx) {
+Result<Response> announcements_archive(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   DbResult r = ctx.db.exec(kArchive, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Announcement not found");
   return Response::success(200, "Announcement archived");
 }
 

@@ -6,18 +6,22 @@
 
 namespace ca {
 
+// Not-found and validation errors are `{success:false, ...}`, 500 and 503
+// `{error}` (SPEC "Errors", docs/openapi.yaml).
+inline constexpr ErrorStyle kAnnouncementStyle = ErrorStyle::kSuccess4xx;
+
 // announcement_read.cc
-Response announcements_list(Ctx& ctx);
-Response announcements_active(Ctx& ctx);
-Response announcements_get(Ctx& ctx);
+Result<Response> announcements_list(Ctx& ctx);
+Result<Response> announcements_active(Ctx& ctx);
+Result<Response> announcements_get(Ctx& ctx);
 
 // announcement_write.cc
-Response announcements_create(Ctx& ctx);
-Response announcements_update(Ctx& ctx);
-Response announcements_archive(Ctx& ctx);
+Result<Response> announcements_create(Ctx& ctx);
+Result<Response> announcements_update(Ctx& ctx);
+Result<Response> announcements_archive(Ctx& ctx);
 
 // read_state.cc
-Response announcements_mark_read(Ctx& ctx);
-Response announcements_dismiss(Ctx& ctx);
+Result<Response> announcements_mark_read(Ctx& ctx);
+Result<Response> announcements_dismiss(Ctx& ctx);
 
 }  // namespace ca

@@ -5,7 +5,7 @@
 #include "announcements.h"
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 
 namespace ca {
 namespace {
@@ -29,20 +29,22 @@ const Statement kDismiss{
     "SET dismissed = true, dismissed_at = COALESCE(r.dismissed_at, now()), updated_at = now() "
     "RETURNING 1"};
 
-Response record(Ctx& ctx, const Statement& stmt, const char* message) {
+Result<Response> record(Ctx& ctx, const Statement& stmt, const char* message) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   DbResult r = ctx.db.exec(stmt, {who.tenant_id, ctx.req.params[0], who.user_id});
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("Announcement not found", ErrorStyle::kSuccess);
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Announcement not found");
   return Response::success(200, message);
 }
 
 }  // namespace
 
-Response announcements_mark_read(Ctx& ctx) {
+Result<Response> announcements_mark_read(Ctx& ctx) {
   return record(ctx, kMarkRead, "Announcement marked as read");
 }
 
-Response announcements_dismiss(Ctx& ctx) { return record(ctx, kDismiss, "Announcement dismissed"); }
+Result<Response> announcements_dismiss(Ctx& ctx) {
+  return record(ctx, kDismiss, "Announcement dismissed");
+}
 
 }  // namespace ca

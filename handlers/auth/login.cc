@@ -5,7 +5,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "password.h"
 #include "user_json.h"
 #include "validate.h"
@@ -67,35 +67,34 @@ constexpr size_t kMaxPassword = 1024;
 // free: 503); the password check (a dummy one for an unknown email); a
 // failure is recorded, a success creates the session (and forgets the
 // failures) in one round trip.
-Response login_handler(Ctx& ctx) {
+Result<Response> login_handler(Ctx& ctx) {
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   BodyReader in(body.get(), errs);
   auto email = in.str("email", {.required = true, .trim = true, .max = kMaxEmail});
   auto password = in.str("password", {.required = true, .max = kMaxPassword});
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
   // A password check is ~0.5 s of CPU and 64 MiB. When the client has
   // already gone (a flood of abandoned logins, or a load test stopping with
   // requests still queued), it would be spent for nobody.
-  if (client_gone(ctx.req)) return Response::error(499, "Client closed the request");
+  if (client_gone(ctx.req)) return Error::client_closed("Client closed the request");
 
   const Config& cfg = ctx.config;
   DbResult r = ctx.db.exec(kFindUser,
                            {email.value, cfg.login_max_failures, cfg.login_failure_window_seconds});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   // Locked, whatever the password: were a right one let through, the lock
   // would answer whether a guess was right.
   if (!r->is_null(0, kRetryAfter)) {
-    return Response::error(429, "Too many failed logins for this email; try again later")
-        .header("Retry-After", std::to_string(r->int64(0, kRetryAfter)));
+    return Error::too_many_requests("Too many failed logins for this email; try again later",
+                                    r->int64(0, kRetryAfter));
   }
   bool known = !r->is_null(0, kUserFirst);
   bool ok = false;
   {
     std::optional<PasswordSlot> slot = PasswordSlot::try_take();
     if (!slot) {
-      return Response::error(503, "Too many logins in progress; try again shortly")
-          .header("Retry-After", "1");
+      return Error::unavailable("Too many logins in progress; try again shortly", 1);
     }
     ok = known ? password_verify(r->text(0, kPasswordHash), password.value) &&
                      r->boolean(0, kIsActive)
@@ -105,9 +104,9 @@ Response login_handler(Ctx& ctx) {
     if (cfg.login_max_failures > 0) {
       DbResult recorded = ctx.db.exec(
           kRecordFailure, {email.value, cfg.login_max_failures, cfg.login_failure_window_seconds});
-      if (!recorded.ok()) return errors::database(recorded.error());
+      if (!recorded.ok()) return Error::database(recorded.error());
     }
-    return Response::error(401, "Invalid credentials");
+    return Error::bad_credentials("Invalid credentials");
   }
 
   std::optional<Db::Query> forget;
@@ -119,7 +118,7 @@ Response login_handler(Ctx& ctx) {
   return Response::json(200, out);
 }
 
-Response logout_handler(Ctx& ctx) {
+Result<Response> logout_handler(Ctx& ctx) {
   CA_TRY(who, authenticate(ctx));
   CA_TRY(revoked, revoke_session(ctx, who));
   (void)revoked;

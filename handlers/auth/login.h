@@ -5,7 +5,7 @@
 
 namespace ca {
 
-Response login_handler(Ctx& ctx);
-Response logout_handler(Ctx& ctx);
+Result<Response> login_handler(Ctx& ctx);
+Result<Response> logout_handler(Ctx& ctx);
 
 }  // namespace ca

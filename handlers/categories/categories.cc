@@ -2,7 +2,7 @@
 
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "json_rendered.h"
 #include "validate.h"
@@ -10,7 +10,6 @@
 namespace ca {
 namespace {
 
-constexpr ErrorStyle kStyle = ErrorStyle::kSuccess;
 constexpr size_t kMaxDescription = 10000;
 
 // The category as JSON (SPEC "Category", sql/025).
@@ -82,62 +81,53 @@ const Statement kDelete{
     ") "
     "DELETE FROM categories WHERE tenant_id = $1 AND id = $2"};
 
-Response name_taken() {
-  FieldErrors errs;
-  errs.add("name", "The name has already been taken.");
-  return errors::validation(errs, kStyle);
-}
-
-Response not_found() { return errors::not_found("Category not found", kStyle); }
+Error not_found() { return Error::not_found("Category not found"); }
 
 }  // namespace
 
-Response categories_list(Ctx& ctx) {
-  Result<PageParams> page = read_page_params(ctx.req, 15, kStyle);
+Result<Response> categories_list(Ctx& ctx) {
+  Result<PageParams> page = read_page_params(ctx.req, 15);
   if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
   // Token, session, membership and the page in one round trip.
   CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
 }
 
-Response categories_create(Ctx& ctx) {
+Result<Response> categories_create(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   BodyReader in(body.get(), errs);
   auto name = in.str("name", {.required = true, .trim = true, .max = 255});
   auto description = in.str("description", {.nullable = true, .max = kMaxDescription});
-  if (!errs.empty()) return errors::validation(errs, kStyle);
+  if (!errs.empty()) return Error::invalid(errs);
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   DbResult r = ctx.db.exec(kCreate, {who.tenant_id, name.value,
                                      description.has_value() ? Param(description.value) : Param()});
-  if (!r.ok()) {
-    if (r.error().kind == DbErrorKind::kUniqueViolation) return name_taken();
-    return errors::database(r.error());
-  }
+  if (!r.ok()) return Error::database(r.error());  // a taken name: 422 (common/error.cc)
   Json category = json_rendered(r.rows(), 0);
   DbResult emitted = emit_event(ctx.db, who.tenant_id, "category.created", category.get());
-  if (!emitted.ok()) return errors::database(emitted.error());
+  if (!emitted.ok()) return Error::database(emitted.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
   return Response::success(201, "Category created", std::move(category));
 }
 
-Response categories_toggle(Ctx& ctx) {
+Result<Response> categories_toggle(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   DbResult r = ctx.db.exec(kToggle, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return not_found();
   bool published = r->boolean(0, "is_published");
   return Response::success(200, published ? "Category published" : "Category hidden",
                            json_rendered(r.rows(), 0));
 }
 
-Response categories_update(Ctx& ctx) {
+Result<Response> categories_update(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
@@ -147,30 +137,27 @@ Response categories_update(Ctx& ctx) {
   if (!in.present("name") && !in.present("description")) {
     errs.add("name", "The name field is required when description is not present.");
   }
-  if (!errs.empty()) return errors::validation(errs, kStyle);
+  if (!errs.empty()) return Error::invalid(errs);
 
   DbResult r = ctx.db.exec(
       kUpdate, {who.tenant_id, ctx.req.params[0], name.has_value() ? Param(name.value) : Param(),
                 description.present, description.has_value() ? Param(description.value) : Param()});
-  if (!r.ok()) {
-    if (r.error().kind == DbErrorKind::kUniqueViolation) return name_taken();
-    return errors::database(r.error());
-  }
+  if (!r.ok()) return Error::database(r.error());  // a taken name: 422 (common/error.cc)
   if (r->empty()) return not_found();
   return Response::success(200, "Category updated", json_rendered(r.rows(), 0));
 }
 
-Response categories_delete(Ctx& ctx) {
+Result<Response> categories_delete(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   DbResult locked = ctx.db.exec(kLockForDelete, {who.tenant_id, ctx.req.params[0]});
-  if (!locked.ok()) return errors::database(locked.error());
+  if (!locked.ok()) return Error::database(locked.error());
   if (locked->empty()) return not_found();
   DbResult r = ctx.db.exec(kDelete, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
   return Response::success(200, "Category deleted");
 }
 

@@ -6,10 +6,14 @@
 
 namespace ca {
 
-Response categories_list(Ctx& ctx);
-Response categories_create(Ctx& ctx);
-Response categories_toggle(Ctx& ctx);
-Response categories_update(Ctx& ctx);
-Response categories_delete(Ctx& ctx);
+// Not-found and validation errors are `{success:false, ...}`, 500 and 503
+// `{error}` (SPEC "Errors", docs/openapi.yaml).
+inline constexpr ErrorStyle kCategoryStyle = ErrorStyle::kSuccess4xx;
+
+Result<Response> categories_list(Ctx& ctx);
+Result<Response> categories_create(Ctx& ctx);
+Result<Response> categories_toggle(Ctx& ctx);
+Result<Response> categories_update(Ctx& ctx);
+Result<Response> categories_delete(Ctx& ctx);
 
 }  // namespace ca

@@ -3,13 +3,14 @@
 #include "serve.h"
 
 int main(int argc, char** argv) {
-  return ca::serve_main(argc, argv, "commerce-admin-categories",
-                        {
-                            {"GET", "/api/v2/admin/category", ca::categories_list},
-                            {"POST", "/api/v2/admin/category/create", ca::categories_create,
-                             ca::Idempotent{ca::ErrorStyle::kSuccess}},
-                            {"PATCH", "/api/v2/admin/category/{id}", ca::categories_toggle},
-                            {"POST", "/api/v2/admin/category/{id}", ca::categories_update},
-                            {"DELETE", "/api/v2/admin/category/{id}", ca::categories_delete},
-                        });
+  return ca::serve_main(
+      argc, argv, "commerce-admin-categories",
+      {
+          {"GET", "/api/v2/admin/category", ca::categories_list, ca::kCategoryStyle},
+          {"POST", "/api/v2/admin/category/create", ca::categories_create, ca::kIdempotent,
+           ca::kCategoryStyle},
+          {"PATCH", "/api/v2/admin/category/{id}", ca::categories_toggle, ca::kCategoryStyle},
+          {"POST", "/api/v2/admin/category/{id}", ca::categories_update, ca::kCategoryStyle},
+          {"DELETE", "/api/v2/admin/category/{id}", ca::categories_delete, ca::kCategoryStyle},
+      });
 }

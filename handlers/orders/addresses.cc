@@ -2,7 +2,7 @@
 // orders in every tenant, and only its owner ever sees or uses it.
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "json_rendered.h"
 #include "orders.h"
 #include "validate.h"
@@ -25,7 +25,7 @@ const Statement kList{"addresses_list",
 
 }  // namespace
 
-Response addresses_create(Ctx& ctx) {
+Result<Response> addresses_create(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
   Field<std::string> street, city, country, postal_code;
@@ -41,7 +41,7 @@ Response addresses_create(Ctx& ctx) {
     CA_TRY(who, authenticate(ctx));
     (void)who;
     if (!body.ok()) return std::move(body.error());
-    return errors::validation(errs);
+    return Error::invalid(errs);
   }
   // The session check and the insert: one round trip (common/write.h).
   CA_TRY(
@@ -52,10 +52,10 @@ Response addresses_create(Ctx& ctx) {
   return Response::json(201, json_rendered(w.results[0].rows(), 0));
 }
 
-Response addresses_list(Ctx& ctx) {
+Result<Response> addresses_list(Ctx& ctx) {
   CA_TRY(who, authenticate(ctx));
   DbResult r = ctx.db.exec(kList, {who.user_id});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   Json out = json_object();
   json_add(out.get(), "data", json_rendered_array(r.rows()));
   return Response::json(200, out);

@@ -9,13 +9,12 @@ int main(int argc, char** argv) {
       {
           {"GET", "/api/v2/admin/addresses", ca::addresses_list},
           {"POST", "/api/v2/admin/addresses", ca::addresses_create, ca::kIdempotent},
-          // Every error of an orders operation, the session check's 500 and
-          // 503 included, is {success:false, ...} (docs/openapi.yaml).
+          // Every error of an orders operation, from any layer, is rendered
+          // in kOrderStyle (docs/openapi.yaml); addresses are plain.
           {"GET", "/api/v2/admin/orders", ca::orders_list, ca::kOrderStyle},
-          {"POST", "/api/v2/admin/orders", ca::orders_create, ca::Idempotent{ca::kOrderStyle},
-           ca::kOrderStyle},
+          {"POST", "/api/v2/admin/orders", ca::orders_create, ca::kIdempotent, ca::kOrderStyle},
           {"GET", "/api/v2/admin/orders/{id}", ca::orders_read, ca::kOrderStyle},
-          {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status,
-           ca::Idempotent{ca::kOrderStyle}, ca::kOrderStyle},
+          {"POST", "/api/v2/admin/orders/{id}/status", ca::orders_update_status, ca::kIdempotent,
+           ca::kOrderStyle},
       });
 }

@@ -15,7 +15,7 @@
 
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "json_rendered.h"
 #include "order_json.h"
@@ -236,16 +236,16 @@ constexpr const char* kAddressInvalid = "The selected address_id is invalid.";
 
 // Fields failed already: after the 401/400/403, the address and products
 // checks are reported with them (every failure at once), nothing written.
-Response refuse_invalid(Ctx& ctx, const OrderInput& in, FieldErrors& errs) {
+Result<Response> refuse_invalid(Ctx& ctx, const OrderInput& in, FieldErrors& errs) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   Queries checks;
   if (in.address_id) checks.push_back({&kAddress, {who.user_id, *in.address_id}});
   std::string ids = product_ids(in);
   if (ids != "{}") checks.push_back({&kProducts, {who.tenant_id, ids}});
-  if (checks.empty()) return errors::validation(errs, kOrderStyle);
+  if (checks.empty()) return Error::invalid(errs);
   std::vector<DbResult> r = ctx.db.pipeline(checks);
   for (DbResult& each : r) {
-    if (!each.ok()) return errors::database(each.error(), kOrderStyle);
+    if (!each.ok()) return Error::database(each.error());
   }
   size_t next = 0;
   if (in.address_id && r[next++]->empty()) errs.add("address_id", kAddressInvalid);
@@ -258,12 +258,12 @@ Response refuse_invalid(Ctx& ctx, const OrderInput& in, FieldErrors& errs) {
     }
     report_products(in, live, errs);
   }
-  return errors::validation(errs, kOrderStyle);
+  return Error::invalid(errs);
 }
 
 }  // namespace
 
-Response orders_create(Ctx& ctx) {
+Result<Response> orders_create(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);
   if (!body.ok()) {
     // A token, tenant or membership refused comes before a bad body.
@@ -292,7 +292,7 @@ Response orders_create(Ctx& ctx) {
   if (rows.is_null(0, "json")) {  // a check failed: nothing was written
     if (!rows.boolean(0, "address_found")) errs.add("address_id", kAddressInvalid);
     report_products(in, id_set(rows.text(0, "live_product_ids")), errs);
-    return errors::validation(errs, kOrderStyle);
+    return Error::invalid(errs);
   }
   return Response::success(201, "Order created successfully", json_rendered(rows, 0));
 }

@@ -34,8 +34,8 @@ Result<Json> order_load(Ctx& ctx, int64_t tenant_id, int64_t order_id) {
 }
 
 Result<Json> order_from_result(DbResult& r) {
-  if (!r.ok()) return errors::database(r.error(), kOrderStyle);
-  if (r->empty()) return errors::not_found("Order not found", kOrderStyle);
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Order not found");
   return json_rendered(r.rows(), 0);
 }
 

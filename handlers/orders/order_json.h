@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "json.h"
 #include "result.h"
 #include "router.h"

@@ -6,7 +6,7 @@
 
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "json_rendered.h"
 #include "order_json.h"
 #include "orders.h"
@@ -87,19 +87,19 @@ ListFilters read_filters(const Request& req, FieldErrors& errs) {
 
 }  // namespace
 
-Response orders_read(Ctx& ctx) {
+Result<Response> orders_read(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(order, order_load(ctx, who.tenant_id, id));
   return Response::success(200, nullptr, std::move(order));
 }
 
-Response orders_list(Ctx& ctx) {
+Result<Response> orders_list(Ctx& ctx) {
   // Page and filter errors are reported together.
   FieldErrors errs;
   PageParams page = read_page_params(ctx.req, 15, errs);
   ListFilters filters = read_filters(ctx.req, errs);
-  if (!errs.empty()) return refuse_after_tenant_auth(ctx, errors::validation(errs, kOrderStyle));
+  if (!errs.empty()) return refuse_after_tenant_auth(ctx, Error::invalid(errs));
   std::vector<Param> params{page.per_page, page.offset()};
   const Statement* stmt = &kListAll;
   if (filters.status) params.emplace_back(*filters.status);
@@ -114,7 +114,7 @@ Response orders_list(Ctx& ctx) {
   // Token, session, membership and the page in one round trip.
   CA_TRY(read, authenticate_tenant_header_read(ctx, *stmt, std::move(params)));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error(), kOrderStyle);
+  if (!r.ok()) return Error::database(r.error());
 
   return Response::success(200, nullptr, json_rendered_page(r.rows(), page));
 }

@@ -9,7 +9,7 @@
 
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "order_json.h"
 #include "orders.h"
@@ -53,7 +53,7 @@ bool transition_allowed(std::string_view from, std::string_view to) {
 
 }  // namespace
 
-Response orders_update_status(Ctx& ctx) {
+Result<Response> orders_update_status(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
   Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
@@ -68,7 +68,7 @@ Response orders_update_status(Ctx& ctx) {
     CA_TRY(who, authenticate_tenant_header(ctx));
     (void)who;
     if (!body.ok()) return std::move(body.error());
-    return errors::validation(errs, kOrderStyle);
+    return Error::invalid(errs);
   }
 
   // Round trip 1: the session check and the order, locked. 2: the change,
@@ -78,11 +78,11 @@ Response orders_update_status(Ctx& ctx) {
          }));
   int64_t tenant_id = w.who().tenant_id;
   Rows& locked = w.check(0).rows();
-  if (locked.empty()) return errors::not_found("Order not found", kOrderStyle);
+  if (locked.empty()) return Error::not_found("Order not found");
   std::string previous = locked.str(0, "status");
   if (!transition_allowed(previous, status.value)) {
     errs.add("status", "The order cannot move from " + previous + " to " + status.value + ".");
-    return errors::validation(errs, kOrderStyle);
+    return Error::invalid(errs);
   }
   Queries writes{{&kSetStatus, {tenant_id, id, status.value, previous}},
                  order_load_query(tenant_id, id)};

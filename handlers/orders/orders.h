@@ -7,12 +7,12 @@
 
 namespace ca {
 
-Response addresses_create(Ctx& ctx);
-Response addresses_list(Ctx& ctx);
+Result<Response> addresses_create(Ctx& ctx);
+Result<Response> addresses_list(Ctx& ctx);
 
-Response orders_create(Ctx& ctx);
-Response orders_read(Ctx& ctx);
-Response orders_list(Ctx& ctx);
-Response orders_update_status(Ctx& ctx);
+Result<Response> orders_create(Ctx& ctx);
+Result<Response> orders_read(Ctx& ctx);
+Result<Response> orders_list(Ctx& ctx);
+Result<Response> orders_update_status(Ctx& ctx);
 
 }  // namespace ca

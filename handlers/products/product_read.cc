@@ -2,7 +2,7 @@
 #include <array>
 
 #include "auth.h"
-#include "errors.h"
+#include "error.h"
 #include "json_rendered.h"
 #include "product_json.h"
 #include "products.h"
@@ -102,7 +102,7 @@ std::string contains_pattern(const std::string& q) {
 
 }  // namespace
 
-Response products_list(Ctx& ctx) {
+Result<Response> products_list(Ctx& ctx) {
   FieldErrors errs;
   PageParams page = read_page_params(ctx.req, 15, errs);
   int mask = 0;
@@ -141,14 +141,14 @@ Response products_list(Ctx& ctx) {
     params.emplace_back(id);
     mask |= kAfterId;
   }
-  if (!errs.empty()) return refuse_after_tenant_auth(ctx, errors::validation(errs));
+  if (!errs.empty()) return refuse_after_tenant_auth(ctx, Error::invalid(errs));
 
   // Token, session, membership and the page in one round trip.
   params.insert(params.begin(), {page.per_page, page.offset()});
   CA_TRY(read, authenticate_tenant_header_read(
                    ctx, list_statements().statements[static_cast<size_t>(mask)], params));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   Json body = json_rendered_page(r.rows(), page);
   // After a cursor the page's position would take counting every row above
   // it, the cost the cursor exists to avoid: it is not reported.
@@ -156,12 +156,12 @@ Response products_list(Ctx& ctx) {
   return Response::success(200, nullptr, std::move(body));
 }
 
-Response products_read(Ctx& ctx) {
+Result<Response> products_read(Ctx& ctx) {
   // Token, session, membership and the product in one round trip.
   CA_TRY(read, authenticate_tenant_header_read(ctx, kRead, {ctx.req.params[0]}));
   DbResult& r = read.rows;
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("Product not found");
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Product not found");
   return Response::json(200, json_rendered(r.rows(), 0));
 }
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "auth.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "json_rendered.h"
 #include "product_json.h"
@@ -74,7 +74,7 @@ ProductInput read_product(const cJSON* body, FieldErrors& errs, bool creating) {
 Result<bool> check_category(Ctx& ctx, int64_t tenant_id, const ProductInput& p, FieldErrors& errs) {
   if (!p.category_id.has_value()) return true;
   DbResult r = ctx.db.exec(kCategoryExists, {tenant_id, p.category_id.value});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   if (!r->boolean(0, "found")) errs.add("category_id", "The selected category_id is invalid.");
   return true;
 }
@@ -84,42 +84,33 @@ Param opt(const Field<T>& f) {
   return f.has_value() ? Param(f.value) : Param();
 }
 
-Response invalid_category() {
-  FieldErrors errs;
-  errs.add("category_id", "The selected category_id is invalid.");
-  return errors::validation(errs);
-}
-
 // Runs `stmt`, emits `event` with the product, commits; the product or an error.
 Result<Json> write_with_event(Ctx& ctx, int64_t tenant_id, const Statement& stmt,
                               const std::vector<Param>& params, const char* event) {
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   DbResult r = ctx.db.exec(stmt, params);
-  if (!r.ok()) {
-    // The category was deleted between the check and the write.
-    if (r.error().kind == DbErrorKind::kForeignKeyViolation) return invalid_category();
-    return errors::database(r.error());
-  }
-  if (r->empty()) return errors::not_found("Product not found");
+  // The category deleted between the check and the write is a 422 (common/error.cc).
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Product not found");
   Json product = json_rendered(r.rows(), 0);
   DbResult emitted = emit_event(ctx.db, tenant_id, event, product.get());
-  if (!emitted.ok()) return errors::database(emitted.error());
+  if (!emitted.ok()) return Error::database(emitted.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
   return product;
 }
 
 }  // namespace
 
-Response products_create(Ctx& ctx) {
+Result<Response> products_create(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   ProductInput p = read_product(body.get(), errs, /*creating=*/true);
   CA_TRY(checked, check_category(ctx, who.tenant_id, p, errs));
   (void)checked;
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
   CA_TRY(product, write_with_event(ctx, who.tenant_id, kCreate,
                                    {who.tenant_id, p.name.value, opt(p.description), p.price.value,
                                     opt(p.stock), opt(p.category_id), opt(p.published)},
@@ -127,14 +118,14 @@ Response products_create(Ctx& ctx) {
   return Response::json(201, product);
 }
 
-Response products_update(Ctx& ctx) {
+Result<Response> products_update(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   ProductInput p = read_product(body.get(), errs, /*creating=*/false);
   CA_TRY(checked, check_category(ctx, who.tenant_id, p, errs));
   (void)checked;
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
   CA_TRY(product,
          write_with_event(ctx, who.tenant_id, kUpdate,
                           {who.tenant_id, ctx.req.params[0], opt(p.name), p.description.present,
@@ -144,7 +135,7 @@ Response products_update(Ctx& ctx) {
   return Response::json(200, product);
 }
 
-Response products_delete(Ctx& ctx) {
+Result<Response> products_delete(Ctx& ctx) {
   CA_TRY(who, authenticate_tenant_header(ctx));
   CA_TRY(product, write_with_event(ctx, who.tenant_id, kDelete, {who.tenant_id, ctx.req.params[0]},
                                    "product.deleted"));

@@ -7,10 +7,10 @@
 
 namespace ca {
 
-Response products_list(Ctx& ctx);
-Response products_create(Ctx& ctx);
-Response products_read(Ctx& ctx);
-Response products_update(Ctx& ctx);
-Response products_delete(Ctx& ctx);
+Result<Response> products_list(Ctx& ctx);
+Result<Response> products_create(Ctx& ctx);
+Result<Response> products_read(Ctx& ctx);
+Result<Response> products_update(Ctx& ctx);
+Result<Response> products_delete(Ctx& ctx);
 
 }  // namespace ca

@@ -6,7 +6,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "invitation_token.h"
 #include "member_json.h"
@@ -123,13 +123,13 @@ constexpr size_t kMaxTokenLength = 200;
 // One answer for every token that cannot be accepted: unknown, malformed,
 // used, revoked, expired, for another account's email, or (creating an
 // account) for an email that has one. Which of these it was is not said.
-Response invalid_invitation() {
-  return errors::bad_request("The invitation is invalid, used, revoked or expired");
+Error invalid_invitation() {
+  return Error::bad_request("The invitation is invalid, used, revoked or expired");
 }
 
 }  // namespace
 
-Response invitations_create(Ctx& ctx) {
+Result<Response> invitations_create(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   CA_TRY(body, parse_json_object(ctx.req));
@@ -141,21 +141,21 @@ Response invitations_create(Ctx& ctx) {
   if (email.has_value() && !email_plausible(email.value)) {
     errs.add("email", "The email field must be a valid email address.");
   }
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
 
   std::string secret = invitation_secret_generate();
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   // One being demoted at this moment must not invite afterwards.
   CA_TRY(still_admin, lock_tenant_as_admin(ctx, tenant_id, who.user_id));
   (void)still_admin;
   DbResult r =
       ctx.db.exec(kCreate, {tenant_id, email.value, role.value, invitation_secret_hash(secret),
                             who.user_id, ctx.config.invitation_ttl_seconds});
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::conflict("The user is already a member of this tenant");
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::conflict("The user is already a member of this tenant");
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
 
   Json out = json_object();
   json_add(out.get(), "invitation", invitation_json(r.rows(), 0, 0));
@@ -163,30 +163,30 @@ Response invitations_create(Ctx& ctx) {
   return Response::json(201, out);
 }
 
-Response invitations_list(Ctx& ctx) {
+Result<Response> invitations_list(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
+  CA_TRY(page, read_page_params(ctx.req, 15));
   DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
                           return invitation_json(rows, i, 1);
                         }));
 }
 
-Response invitations_revoke(Ctx& ctx) {
+Result<Response> invitations_revoke(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t invitation_id = ctx.req.params[1];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
   DbResult r = ctx.db.exec(kRevoke, {tenant_id, invitation_id});
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("Invitation not found");
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Invitation not found");
   // Revoking a revoked invitation again is the same success; an accepted
   // one is a membership now, which removal ends.
   if (!r->boolean(0, 0) && r->text(0, 4) == "accepted") {
-    return errors::bad_request("The invitation has been accepted; remove the member instead");
+    return Error::bad_request("The invitation has been accepted; remove the member instead");
   }
   Json out = json_object();
   json_add_str(out.get(), "message", "Invitation revoked");
@@ -194,7 +194,7 @@ Response invitations_revoke(Ctx& ctx) {
   return Response::json(200, out);
 }
 
-Response invitations_accept(Ctx& ctx) {
+Result<Response> invitations_accept(Ctx& ctx) {
   // With a bearer token it must be a live one (401 first, as everywhere);
   // without one the account is to be created.
   std::optional<Principal> who;
@@ -213,7 +213,7 @@ Response invitations_accept(Ctx& ctx) {
     name = in.str("name", {.required = true, .trim = true, .min = 1, .max = 255});
     password = in.str("password", {.required = true, .min = 8, .max = 1024});
   }
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
 
   std::optional<InvitationToken> parsed = invitation_token_parse(token.value);
   if (!parsed) return invalid_invitation();
@@ -226,18 +226,18 @@ Response invitations_accept(Ctx& ctx) {
     // Refuse a bad token, or an email that has an account, before the
     // costly hash (the accept checks both again).
     DbResult acceptable = ctx.db.exec(kAcceptable, key);
-    if (!acceptable.ok()) return errors::database(acceptable.error());
+    if (!acceptable.ok()) return Error::database(acceptable.error());
     if (acceptable->empty() || !acceptable->boolean(0, 0)) return invalid_invitation();
-    if (client_gone(ctx.req)) return Response::error(499, "Client closed the request");
+    if (client_gone(ctx.req)) return Error::client_closed("Client closed the request");
     password_hashed = password_hash(password.value);
-    if (!password_hashed) return errors::internal("password hashing failed");
+    if (!password_hashed) return Error::internal("password hashing failed");
   }
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   DbResult claim = ctx.db.exec(
       kClaim, {tenant_id, parsed->invitation_id, hash, who ? Param(who->user_id) : Param()});
-  if (!claim.ok()) return errors::database(claim.error());
+  if (!claim.ok()) return Error::database(claim.error());
   if (claim->empty()) return invalid_invitation();
   const std::string role = claim->str(0, 1);
   const int64_t invited_by = claim->int64(0, 2);
@@ -247,15 +247,15 @@ Response invitations_accept(Ctx& ctx) {
     user_id = who->user_id;
   } else {
     DbResult created = ctx.db.exec(kCreateUser, {name.value, claim->str(0, 0), *password_hashed});
-    if (!created.ok()) return errors::database(created.error());
+    if (!created.ok()) return Error::database(created.error());
     // An account with this email was made meanwhile: as for any bad token
     // (the transaction rolls back, so the invitation stays pending).
     if (created->empty()) return invalid_invitation();
     user_id = created->int64(0, 0);
   }
   DbResult joined = ctx.db.exec(kJoin, {tenant_id, user_id, role});
-  if (!joined.ok()) return errors::database(joined.error());
-  if (joined->empty()) return errors::conflict("You are already a member of this tenant");
+  if (!joined.ok()) return Error::database(joined.error());
+  if (joined->empty()) return Error::conflict("You are already a member of this tenant");
   const std::string user_name = joined->str(0, 0);
   const std::string user_email = joined->str(0, 1);
 
@@ -266,9 +266,9 @@ Response invitations_accept(Ctx& ctx) {
   json_add_str(event.get(), "role", role);
   json_add_int(event.get(), "invited_by", invited_by);
   DbResult emitted = emit_event(ctx.db, tenant_id, "user.registered", event.get());
-  if (!emitted.ok()) return errors::database(emitted.error());
+  if (!emitted.ok()) return Error::database(emitted.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
 
   return member_response(201, "Invitation accepted", tenant_id, user_id, role, user_name,
                          user_email);

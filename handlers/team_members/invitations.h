@@ -11,13 +11,13 @@
 namespace ca {
 
 // POST /team-members/{tenantId} (ADMIN): 201 {invitation, token}.
-Response invitations_create(Ctx& ctx);
+Result<Response> invitations_create(Ctx& ctx);
 // GET /team-members/{tenantId}/invitations (ADMIN): paginated, newest first.
-Response invitations_list(Ctx& ctx);
+Result<Response> invitations_list(Ctx& ctx);
 // DELETE /team-members/{tenantId}/invitations/{id} (ADMIN): 200 {message, invitation}.
-Response invitations_revoke(Ctx& ctx);
+Result<Response> invitations_revoke(Ctx& ctx);
 // POST /invitations/accept: {token} with the invitee's bearer token, or
 // {token, name, password} without one to create the invited account.
-Response invitations_accept(Ctx& ctx);
+Result<Response> invitations_accept(Ctx& ctx);
 
 }  // namespace ca

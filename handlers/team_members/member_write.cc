@@ -3,7 +3,7 @@
 // tenant without an ADMIN.
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "events.h"
 #include "member_json.h"
 #include "members.h"
@@ -54,10 +54,10 @@ struct Target {
 
 Result<bool> lock_tenant_as_admin(Ctx& ctx, int64_t tenant_id, int64_t caller_id) {
   DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
-  if (!lock.ok()) return errors::database(lock.error());
+  if (!lock.ok()) return Error::database(lock.error());
   DbResult admin = ctx.db.exec(kCallerIsAdmin, {tenant_id, caller_id});
-  if (!admin.ok()) return errors::database(admin.error());
-  if (admin->empty()) return errors::forbidden("This action requires the ADMIN role");
+  if (!admin.ok()) return Error::database(admin.error());
+  if (admin->empty()) return Error::forbidden("This action requires the ADMIN role");
   return true;
 }
 
@@ -67,20 +67,20 @@ namespace {
 // ADMIN before the lock (a concurrent demotion), 404 no such user, 400 not a member.
 Result<Target> load_target(Ctx& ctx, int64_t tenant_id, int64_t user_id, int64_t caller_id) {
   DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
-  if (!lock.ok()) return errors::database(lock.error());
+  if (!lock.ok()) return Error::database(lock.error());
   DbResult r = ctx.db.exec(kTarget, {tenant_id, user_id, caller_id});
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("User not found");
-  if (!r->boolean(0, 4)) return errors::forbidden("This action requires the ADMIN role");
-  if (r->is_null(0, 2)) return errors::bad_request("The user is not a member of this tenant");
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("User not found");
+  if (!r->boolean(0, 4)) return Error::forbidden("This action requires the ADMIN role");
+  if (r->is_null(0, 2)) return Error::bad_request("The user is not a member of this tenant");
   return Target{r->str(0, 0), r->str(0, 1), r->str(0, 2), r->int64(0, 3)};
 }
 
-Response last_admin() { return errors::bad_request("A tenant must keep at least one ADMIN"); }
+Error last_admin() { return Error::bad_request("A tenant must keep at least one ADMIN"); }
 
 }  // namespace
 
-Response members_update_role(Ctx& ctx) {
+Result<Response> members_update_role(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
@@ -88,10 +88,10 @@ Response members_update_role(Ctx& ctx) {
   FieldErrors errs;
   BodyReader in(body.get(), errs);
   auto role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
   if (target.role == role.value) {
     // The role it already has: a 200 that writes nothing and emits no event.
@@ -100,33 +100,33 @@ Response members_update_role(Ctx& ctx) {
   }
   if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
   DbResult set = ctx.db.exec(kSetRole, {tenant_id, user_id, role.value});
-  if (!set.ok()) return errors::database(set.error());
+  if (!set.ok()) return Error::database(set.error());
   Json event = member_json(tenant_id, user_id, role.value, target.name, target.email);
   json_add_str(event.get(), "previous_role", target.role);
   DbResult emitted = emit_event(ctx.db, tenant_id, "member.role_updated", event.get());
-  if (!emitted.ok()) return errors::database(emitted.error());
+  if (!emitted.ok()) return Error::database(emitted.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
   return member_response(200, "Role updated", tenant_id, user_id, role.value, target.name,
                          target.email);
 }
 
-Response members_remove(Ctx& ctx) {
+Result<Response> members_remove(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
 
   Transaction tx(ctx.db);
-  if (!tx.began()) return errors::database(tx.begin_error());
+  if (!tx.began()) return Error::database(tx.begin_error());
   CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
   DbResult removed = ctx.db.exec(kRemove, {tenant_id, user_id});
-  if (!removed.ok()) return errors::database(removed.error());
+  if (!removed.ok()) return Error::database(removed.error());
   Json event = member_json(tenant_id, user_id, target.role, target.name, target.email);
   DbResult emitted = emit_event(ctx.db, tenant_id, "member.removed", event.get());
-  if (!emitted.ok()) return errors::database(emitted.error());
+  if (!emitted.ok()) return Error::database(emitted.error());
   DbResult committed = tx.commit();
-  if (!committed.ok()) return errors::database(committed.error());
+  if (!committed.ok()) return Error::database(committed.error());
 
   Json out = json_object();
   json_add_str(out.get(), "message", "Team member removed");

@@ -2,7 +2,7 @@
 
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "page_rows.h"
 #include "validate.h"
 
@@ -22,13 +22,13 @@ const Statement kList{
 
 }  // namespace
 
-Response members_list(Ctx& ctx) {
+Result<Response> members_list(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id));
   (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
+  CA_TRY(page, read_page_params(ctx.req, 15));
   DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
                           Json m = json_object();
                           json_add_int(m.get(), "user_id", rows.int64(i, 1));

@@ -8,9 +8,9 @@
 
 namespace ca {
 
-Response members_list(Ctx& ctx);
-Response members_update_role(Ctx& ctx);
-Response members_remove(Ctx& ctx);
+Result<Response> members_list(Ctx& ctx);
+Result<Response> members_update_role(Ctx& ctx);
+Result<Response> members_remove(Ctx& ctx);
 
 // Inside a membership change's transaction: locks the tenant row (every
 // membership change does, so they run one at a time per tenant), then asks

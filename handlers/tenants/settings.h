@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
+#include "error.h"
 #include "json.h"
 
 namespace ca {

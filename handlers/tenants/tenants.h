@@ -5,9 +5,9 @@
 
 namespace ca {
 
-Response tenants_list(Ctx& ctx);
-Response tenants_create(Ctx& ctx);
-Response tenants_read(Ctx& ctx);
-Response tenants_update(Ctx& ctx);
+Result<Response> tenants_list(Ctx& ctx);
+Result<Response> tenants_create(Ctx& ctx);
+Result<Response> tenants_read(Ctx& ctx);
+Result<Response> tenants_update(Ctx& ctx);
 
 }  // namespace ca

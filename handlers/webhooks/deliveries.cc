@@ -2,7 +2,7 @@
 // of deleted subscriptions stay listable.
 #include "auth.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "page_rows.h"
 #include "validate.h"
 #include "webhook_signature.h"
@@ -50,7 +50,7 @@ Json delivery_json(int64_t tenant_id, const Rows& r, int row) {
 
 }  // namespace
 
-Response deliveries_list(Ctx& ctx) {
+Result<Response> deliveries_list(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
@@ -69,10 +69,10 @@ Response deliveries_list(Ctx& ctx) {
   if (status && *status != "pending" && *status != "delivered" && *status != "failed") {
     errs.add("status", "The selected status is invalid.");
   }
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
 
   DbResult r = ctx.db.exec(kList, {tenant_id, webhook_id, status, page.per_page, page.offset()});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::json(200, paginated_rows(r.rows(), page, [&](const Rows& rows, int i) {
                           return delivery_json(tenant_id, rows, i);
                         }));

@@ -5,7 +5,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 #include "log.h"
 #include "net_guard.h"
 #include "page_rows.h"
@@ -119,7 +119,7 @@ void check_url(const Ctx& ctx, const Field<std::string>& url, FieldErrors& errs)
 
 }  // namespace
 
-Response webhooks_create(Ctx& ctx) {
+Result<Response> webhooks_create(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
@@ -131,32 +131,32 @@ Response webhooks_create(Ctx& ctx) {
   Json events = read_events(in, errs);
   auto description =
       in.str("description", {.nullable = true, .trim = true, .max = kMaxDescription});
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
 
   std::optional<std::string> desc;
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::string secret = webhook_secret_generate();
   DbResult r = ctx.db.exec(kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   Json out = webhook_json(r.rows(), 0, 0);
   // The secret is shown here only; lists never include it.
   json_add_str(out.get(), "secret", secret);
   return Response::json(201, out);
 }
 
-Response webhooks_list(Ctx& ctx) {
+Result<Response> webhooks_list(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15, ErrorStyle::kPlain));
+  CA_TRY(page, read_page_params(ctx.req, 15));
   DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return errors::database(r.error());
+  if (!r.ok()) return Error::database(r.error());
   return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
                           return webhook_json(rows, i, 1);
                         }));
 }
 
-Response webhooks_delete(Ctx& ctx) {
+Result<Response> webhooks_delete(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
   (void)who;
@@ -168,11 +168,11 @@ Response webhooks_delete(Ctx& ctx) {
   } else if (id == 0) {
     errs.add("id", "The id field must be a positive integer.");
   }
-  if (!errs.empty()) return errors::validation(errs);
+  if (!errs.empty()) return Error::invalid(errs);
 
   DbResult r = ctx.db.exec(kDelete, {tenant_id, id});
-  if (!r.ok()) return errors::database(r.error());
-  if (r->empty()) return errors::not_found("Webhook not found");
+  if (!r.ok()) return Error::database(r.error());
+  if (r->empty()) return Error::not_found("Webhook not found");
   Json out = json_object();
   json_add_str(out.get(), "message", "Webhook deleted");
   return Response::json(200, out);

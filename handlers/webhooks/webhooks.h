@@ -11,10 +11,10 @@
 
 namespace ca {
 
-Response webhooks_list(Ctx& ctx);
-Response webhooks_create(Ctx& ctx);
-Response webhooks_delete(Ctx& ctx);
-Response deliveries_list(Ctx& ctx);
+Result<Response> webhooks_list(Ctx& ctx);
+Result<Response> webhooks_create(Ctx& ctx);
+Result<Response> webhooks_delete(Ctx& ctx);
+Result<Response> deliveries_list(Ctx& ctx);
 
 // True for the event types of DESIGN §5 and for "*" (every type).
 bool event_type_known(std::string_view type);

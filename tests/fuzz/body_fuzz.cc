@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "errors.h"
+#include "error.h"
 #include "fuzz_check.h"
 #include "json.h"
 #include "validate.h"
@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   req.body.assign(reinterpret_cast<const char*>(data), size);
   ca::Result<ca::Json> parsed = ca::parse_json_object(req);
   if (!parsed.ok()) {
-    FUZZ_CHECK(parsed.error().status == 400);
+    FUZZ_CHECK(parsed.error().kind == ca::ErrorKind::kBadRequest);
     return 0;
   }
   const cJSON* body = parsed.value().get();
@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   ca::FieldErrors errs;
   read_fields(body, errs, "", 0);
-  ca::Response invalid = ca::errors::validation(errs, ca::ErrorStyle::kSuccess);
+  ca::Response invalid = ca::render(ca::Error::invalid(errs), ca::ErrorStyle::kSuccess);
   FUZZ_CHECK(invalid.status == 422);
   FUZZ_CHECK(ca::json_parse(invalid.body) != nullptr);
   (void)ca::json_numbers_finite(body);

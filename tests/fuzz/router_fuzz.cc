@@ -20,7 +20,7 @@
 
 namespace {
 
-ca::Response stub(ca::Ctx&) { return ca::Response{}; }
+ca::Result<ca::Response> stub(ca::Ctx&) { return ca::Response{}; }
 
 const ca::Router& router() {
   static const ca::Router r({

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "db.h"
-#include "errors.h"
+#include "error.h"
 
 namespace ca {
 namespace {
@@ -82,10 +82,10 @@ TEST(TransactionTest, ABeginThatCannotReachTheServerIsA503) {
   Transaction tx(db);
   EXPECT_FALSE(tx.began());
   EXPECT_EQ(tx.begin_error().kind, DbErrorKind::kConnection);
-  Response plain = errors::database(tx.begin_error());
+  Response plain = render(Error::database(tx.begin_error()), ErrorStyle::kPlain);
   EXPECT_EQ(plain.status, 503);
   EXPECT_EQ(plain.body, R"({"error":"Service temporarily unavailable"})");
-  Response orders = errors::database(tx.begin_error(), ErrorStyle::kSuccess);
+  Response orders = render(Error::database(tx.begin_error()), ErrorStyle::kSuccess);
   EXPECT_EQ(orders.status, 503);
   EXPECT_EQ(orders.body, R"({"success":false,"message":"Service temporarily unavailable"})");
 }

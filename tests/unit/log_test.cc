@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "errors.h"
+#include "error.h"
 #include "json.h"
 
 namespace ca {
@@ -101,9 +101,9 @@ TEST(LogTest, AFiveHundredBodyNamesTheRequestId) {
   LogSettings restore;
   captured_stderr([] {
     log_request_begin("req-500");
-    Response plain = errors::internal("boom");
+    Response plain = render(Error::internal("boom"), ErrorStyle::kPlain);
     EXPECT_EQ(plain.body, R"({"error":"Internal server error","request_id":"req-500"})");
-    Response success = errors::internal("boom", ErrorStyle::kSuccess);
+    Response success = render(Error::internal("boom"), ErrorStyle::kSuccess);
     EXPECT_EQ(success.body,
               R"({"success":false,"message":"Internal server error","error":"The request could )"
               R"(not be completed; nothing was saved.","request_id":"req-500"})");

@@ -9,13 +9,13 @@
 namespace ca {
 namespace {
 
-Response list_h(Ctx&) { return Response{}; }
-Response create_h(Ctx&) { return Response{}; }
-Response read_h(Ctx&) { return Response{}; }
-Response update_h(Ctx&) { return Response{}; }
-Response delete_h(Ctx&) { return Response{}; }
-Response member_h(Ctx&) { return Response{}; }
-Response active_h(Ctx&) { return Response{}; }
+Result<Response> list_h(Ctx&) { return Response{}; }
+Result<Response> create_h(Ctx&) { return Response{}; }
+Result<Response> read_h(Ctx&) { return Response{}; }
+Result<Response> update_h(Ctx&) { return Response{}; }
+Result<Response> delete_h(Ctx&) { return Response{}; }
+Result<Response> member_h(Ctx&) { return Response{}; }
+Result<Response> active_h(Ctx&) { return Response{}; }
 
 Router make_router() {
   return Router({

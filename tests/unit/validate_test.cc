@@ -1,5 +1,5 @@
 // Body validation (common/validate.h) and the error bodies it produces
-// (common/errors.h): every rule, the exact messages, and both ErrorStyles.
+// (common/error.h): every rule and the exact messages.
 #include "validate.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
+#include "error.h"
 #include "json.h"
 
 namespace ca {
@@ -384,90 +384,6 @@ TEST(FieldErrorsTest, EmptyIsAnEmptyObject) {
   EXPECT_EQ(json_dump(e.to_json().get()), "{}");
 }
 
-TEST(ErrorsTest, ValidationPlainShape) {
-  FieldErrors e;
-  e.add("role", "The role field is required.");
-  e.add("settings.currency", "bad");
-  Response r = errors::validation(e);
-  EXPECT_EQ(r.status, 422);
-  EXPECT_EQ(r.body, R"({"message":"The given data was invalid.","errors":{"role":)"
-                    R"(["The role field is required."],"settings.currency":["bad"]}})");
-  EXPECT_TRUE(r.headers.empty());
-  EXPECT_EQ(errors::validation(e, ErrorStyle::kPlain).body, r.body);
-}
-
-TEST(ErrorsTest, ValidationSuccessShape) {
-  FieldErrors e;
-  e.add("order_items.0.product_id", "The selected order_items.0.product_id is invalid.");
-  Response r = errors::validation(e, ErrorStyle::kSuccess);
-  EXPECT_EQ(r.status, 422);
-  EXPECT_EQ(r.body, R"({"success":false,"errors":{"order_items.0.product_id":)"
-                    R"(["The selected order_items.0.product_id is invalid."]}})");
-}
-
-TEST(ErrorsTest, NotFoundShapes) {
-  Response plain = errors::not_found("Tenant not found");
-  EXPECT_EQ(plain.status, 404);
-  EXPECT_EQ(plain.body, R"({"error":"Tenant not found"})");
-  Response success = errors::not_found("Order not found", ErrorStyle::kSuccess);
-  EXPECT_EQ(success.status, 404);
-  EXPECT_EQ(success.body, R"({"success":false,"message":"Order not found"})");
-}
-
-TEST(ErrorsTest, UnauthenticatedHasBearerChallenge) {
-  Response r = errors::unauthenticated();
-  EXPECT_EQ(r.status, 401);
-  EXPECT_EQ(r.body, R"({"error":"Unauthenticated"})");
-  ASSERT_EQ(r.headers.size(), 1u);
-  EXPECT_EQ(r.headers[0].first, "WWW-Authenticate");
-  EXPECT_EQ(r.headers[0].second, "Bearer");
-}
-
-TEST(ErrorsTest, SimpleErrorBodies) {
-  EXPECT_EQ(errors::forbidden("no").status, 403);
-  EXPECT_EQ(errors::forbidden("no").body, R"({"error":"no"})");
-  EXPECT_EQ(errors::bad_request("bad \"x\"").status, 400);
-  EXPECT_EQ(errors::bad_request("bad \"x\"").body, R"({"error":"bad \"x\""})");
-  EXPECT_EQ(errors::conflict("dup").status, 409);
-  EXPECT_EQ(errors::conflict("dup").body, R"({"error":"dup"})");
-}
-
-TEST(ErrorsTest, InternalNeverShowsTheCause) {
-  Response plain = errors::internal("relation \"secret_table\" does not exist");
-  EXPECT_EQ(plain.status, 500);
-  EXPECT_EQ(plain.body, R"({"error":"Internal server error"})");
-  Response success = errors::internal("boom", ErrorStyle::kSuccess);
-  EXPECT_EQ(success.status, 500);
-  EXPECT_EQ(success.body, R"({"success":false,"message":"Internal server error",)"
-                          R"("error":"The request could not be completed; nothing was saved."})");
-}
-
-TEST(ErrorsTest, DatabaseErrorsMapTo503Or500) {
-  DbError lost{DbErrorKind::kConnection, "08006", "server closed the connection", ""};
-  Response r = errors::database(lost);
-  EXPECT_EQ(r.status, 503);
-  EXPECT_EQ(r.body, R"({"error":"Service temporarily unavailable"})");
-  ASSERT_EQ(r.headers.size(), 1u);
-  EXPECT_EQ(r.headers[0].first, "Retry-After");
-  Response rs = errors::database(lost, ErrorStyle::kSuccess);
-  EXPECT_EQ(rs.body, R"({"success":false,"message":"Service temporarily unavailable"})");
-
-  // A statement cut off by statement_timeout: the same 503, to be retried.
-  EXPECT_EQ(db_error_kind("57014"), DbErrorKind::kTimeout);
-  DbError timed_out{DbErrorKind::kTimeout, "57014", "canceling statement due to statement timeout",
-                    ""};
-  Response t = errors::database(timed_out);
-  EXPECT_EQ(t.status, 503);
-  EXPECT_EQ(t.body, R"({"error":"Service temporarily unavailable"})");
-  ASSERT_EQ(t.headers.size(), 1u);
-  EXPECT_EQ(t.headers[0].second, "1");
-
-  DbError other{DbErrorKind::kUniqueViolation, "23505", "duplicate key", "users_email_key"};
-  Response o = errors::database(other);
-  EXPECT_EQ(o.status, 500);
-  EXPECT_EQ(o.body, R"({"error":"Internal server error"})");
-}
-
 // --- parse_json_object ------------------------------------------------------------------------
 
 Request with_body(std::string body) {
@@ -488,16 +404,19 @@ TEST(ParseJsonObjectTest, RefusesAnythingElseWith400) {
                            "{} {}", "{}x", "{'a':1}", "{\"a\":1,}"}) {
     auto r = parse_json_object(with_body(body));
     ASSERT_FALSE(r.ok()) << body;
-    EXPECT_EQ(r.error().status, 400) << body;
-    EXPECT_EQ(r.error().body, R"({"error":"Request body must be a JSON object"})") << body;
+    EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).status, 400) << body;
+    EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).body,
+              R"({"error":"Request body must be a JSON object"})")
+        << body;
   }
 }
 
 TEST(ParseJsonObjectTest, RefusesInvalidUtf8With400) {
   auto r = parse_json_object(with_body("{\"name\":\"\xC3\x28\"}"));
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().status, 400);
-  EXPECT_EQ(r.error().body, R"({"error":"Request body is not valid UTF-8"})");
+  EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).status, 400);
+  EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).body,
+            R"({"error":"Request body is not valid UTF-8"})");
 }
 
 TEST(ParseJsonObjectTest, RefusesNulEscapesThatWouldTruncateStrings) {
@@ -507,8 +426,8 @@ TEST(ParseJsonObjectTest, RefusesNulEscapesThatWouldTruncateStrings) {
                            R"({"s":{"t":["\u0000"]}})", R"({"x":"\\\u0000"})"}) {
     auto r = parse_json_object(with_body(body));
     ASSERT_FALSE(r.ok()) << body;
-    EXPECT_EQ(r.error().status, 400) << body;
-    EXPECT_EQ(r.error().body, refused) << body;
+    EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).status, 400) << body;
+    EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).body, refused) << body;
   }
   // An escaped backslash followed by the text "u0000" is not a NUL.
   for (const char* body : {R"({"x":"\\u0000"})", R"({"x":"\u0001 \\ u0000"})"}) {
@@ -531,8 +450,9 @@ TEST(ParseJsonObjectTest, RefusesRawControlCharactersWith400) {
     for (const std::string& body : in_string) {
       auto r = parse_json_object(with_body(body));
       ASSERT_FALSE(r.ok()) << static_cast<int>(c) << " " << body;
-      EXPECT_EQ(r.error().status, 400);
-      EXPECT_EQ(r.error().body, refused) << static_cast<int>(c) << " " << body;
+      EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).status, 400);
+      EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).body, refused)
+          << static_cast<int>(c) << " " << body;
     }
     for (const std::string& body : between_tokens) {
       auto r = parse_json_object(with_body(body));
@@ -541,14 +461,15 @@ TEST(ParseJsonObjectTest, RefusesRawControlCharactersWith400) {
         EXPECT_TRUE(r.ok()) << static_cast<int>(c) << " " << body;
       } else {
         ASSERT_FALSE(r.ok()) << static_cast<int>(c) << " " << body;
-        EXPECT_EQ(r.error().body, refused) << static_cast<int>(c) << " " << body;
+        EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).body, refused)
+            << static_cast<int>(c) << " " << body;
       }
     }
   }
   // A raw NUL keeps its own message; escaped control characters and DEL are fine.
   auto nul = parse_json_object(with_body(std::string("{\"a\":\"x\0y\"}", 11)));
   ASSERT_FALSE(nul.ok());
-  EXPECT_EQ(nul.error().body,
+  EXPECT_EQ(render(nul.error(), ErrorStyle::kPlain).body,
             R"j({"error":"Request body must not contain NUL characters (\\u0000)"})j");
   auto escaped = parse_json_object(with_body(R"({"a":"\u0001\t\n\u001f\"\\","b":""})"));
   ASSERT_TRUE(escaped.ok());
@@ -577,8 +498,10 @@ TEST(ParseJsonObjectTest, RefusesEscapesAndNumbersCjsonTakesButJsonDoesNot) {
     EXPECT_TRUE(json_parse(body) != nullptr) << "cJSON refuses it already: " << body;
     auto r = parse_json_object(with_body(body));
     ASSERT_FALSE(r.ok()) << body;
-    EXPECT_EQ(r.error().status, 400) << body;
-    EXPECT_EQ(r.error().body, R"({"error":"Request body must be a JSON object"})") << body;
+    EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).status, 400) << body;
+    EXPECT_EQ(render(r.error(), ErrorStyle::kPlain).body,
+              R"({"error":"Request body must be a JSON object"})")
+        << body;
   }
   for (const char* body : {R"({"a":-0,"b":0.5e-3,"c":1E+2,"d":10,"e":-1.25E-2})",
                            R"({"s":"\u00e9\u00C9\/\b\f\n\r\t\"\\"})"}) {
@@ -629,41 +552,41 @@ Request with_query(std::string query) {
 }
 
 TEST(PageParamsTest, Defaults) {
-  auto p = read_page_params(with_query(""), 15, ErrorStyle::kPlain);
+  auto p = read_page_params(with_query(""), 15);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->page, 1);
   EXPECT_EQ(p->per_page, 15);
   EXPECT_EQ(p->offset(), 0);
-  auto a = read_page_params(with_query("other=1"), 20, ErrorStyle::kSuccess);
+  auto a = read_page_params(with_query("other=1"), 20);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->per_page, 20);
 }
 
 TEST(PageParamsTest, ExplicitValuesAndOffset) {
-  auto p = read_page_params(with_query("page=3&per_page=10"), 15, ErrorStyle::kPlain);
+  auto p = read_page_params(with_query("page=3&per_page=10"), 15);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->page, 3);
   EXPECT_EQ(p->per_page, 10);
   EXPECT_EQ(p->offset(), 20);
-  auto enc = read_page_params(with_query("p%61ge=%32"), 15, ErrorStyle::kPlain);
+  auto enc = read_page_params(with_query("p%61ge=%32"), 15);
   ASSERT_TRUE(enc.ok());
   EXPECT_EQ(enc->page, 2);
 }
 
 TEST(PageParamsTest, PerPageIsClampedTo100) {
-  auto p = read_page_params(with_query("per_page=101"), 15, ErrorStyle::kPlain);
+  auto p = read_page_params(with_query("per_page=101"), 15);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->per_page, 100);
-  auto q = read_page_params(with_query("per_page=100000"), 15, ErrorStyle::kPlain);
+  auto q = read_page_params(with_query("per_page=100000"), 15);
   ASSERT_TRUE(q.ok());
   EXPECT_EQ(q->per_page, 100);
-  auto r = read_page_params(with_query("per_page=100"), 15, ErrorStyle::kPlain);
+  auto r = read_page_params(with_query("per_page=100"), 15);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->per_page, 100);
 }
 
 TEST(PageParamsTest, HugePageIsAnEmptyPageNotAnOverflow) {
-  auto p = read_page_params(with_query("page=999999999999&per_page=100"), 15, ErrorStyle::kPlain);
+  auto p = read_page_params(with_query("page=999999999999&per_page=100"), 15);
   ASSERT_TRUE(p.ok());
   EXPECT_GT(p->offset(), 0);
 }
@@ -672,35 +595,34 @@ TEST(PageParamsTest, HugePageIsAnEmptyPageNotAnOverflow) {
 TEST(PageParamsTest, ValuesOfAnyLengthAreClampedNotRefused) {
   auto p = read_page_params(with_query("page=99999999999999999999999999999&per_page="
                                        "1000000000000000000000"),
-                            15, ErrorStyle::kPlain);
+                            15);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->page, 1'000'000'000);
   EXPECT_EQ(p->per_page, 100);
-  auto zeros =
-      read_page_params(with_query("page=0000000000000000000000000"), 15, ErrorStyle::kPlain);
+  auto zeros = read_page_params(with_query("page=0000000000000000000000000"), 15);
   EXPECT_FALSE(zeros.ok());
-  auto padded =
-      read_page_params(with_query("page=0000000000000000000000007"), 15, ErrorStyle::kPlain);
+  auto padded = read_page_params(with_query("page=0000000000000000000000007"), 15);
   ASSERT_TRUE(padded.ok());
   EXPECT_EQ(padded->page, 7);
 }
 
 TEST(PageParamsTest, InvalidValuesAre422PlainShape) {
   for (const char* v : {"0", "-1", "abc", "", "1.5", "+1", " 1", "1e2", "0x10"}) {
-    auto p = read_page_params(with_query(std::string("page=") + v), 15, ErrorStyle::kPlain);
+    auto p = read_page_params(with_query(std::string("page=") + v), 15);
     ASSERT_FALSE(p.ok()) << v;
-    EXPECT_EQ(p.error().status, 422) << v;
-    EXPECT_EQ(p.error().body, R"({"message":"The given data was invalid.","errors":{"page":)"
-                              R"(["The page field must be an integer of at least 1."]}})")
+    EXPECT_EQ(render(p.error(), ErrorStyle::kPlain).status, 422) << v;
+    EXPECT_EQ(render(p.error(), ErrorStyle::kPlain).body,
+              R"({"message":"The given data was invalid.","errors":{"page":)"
+              R"(["The page field must be an integer of at least 1."]}})")
         << v;
   }
 }
 
 TEST(PageParamsTest, BothInvalidAre422SuccessShape) {
-  auto p = read_page_params(with_query("page=0&per_page=abc"), 20, ErrorStyle::kSuccess);
+  auto p = read_page_params(with_query("page=0&per_page=abc"), 20);
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().status, 422);
-  EXPECT_EQ(p.error().body,
+  EXPECT_EQ(render(p.error(), ErrorStyle::kSuccess).status, 422);
+  EXPECT_EQ(render(p.error(), ErrorStyle::kSuccess).body,
             R"({"success":false,"errors":{"page":["The page field must be an integer of at )"
             R"(least 1."],"per_page":["The per_page field must be an integer of at least 1."]}})");
 }

@@ -177,14 +177,15 @@ std::string fcgi_length(size_t n) {
           static_cast<char>((n >> 8) & 0xff), static_cast<char>(n & 0xff)};
 }
 
-// A `commerce-admin-webhooks` of this test with LOG_FORMAT=json on a socket
-// of its own, spoken to as nginx would (REQUEST_ID included).
-class JsonWebhooksHandler {
+// A handler (`commerce-admin-webhooks` unless told) of this test with
+// LOG_FORMAT=json on a socket of its own and one thread (one database
+// connection), spoken to as nginx would (REQUEST_ID included).
+class JsonHandler {
  public:
-  JsonWebhooksHandler()
+  explicit JsonHandler(const std::string& program = "commerce-admin-webhooks")
       : socket_(state_dir() + "/run/obs-test-" + std::to_string(getpid()) + ".sock"),
         log_(state_dir() + "/log/obs-test-" + std::to_string(getpid()) + ".log") {
-    pid_ = start_with_stack_env("commerce-admin-webhooks --threads 1 --socket " + socket_, log_,
+    pid_ = start_with_stack_env(program + " --threads 1 --socket " + socket_, log_,
                                 {{"LOG_FORMAT", "json"}});
     auto deadline = Clock::now() + 20s;
     while (pid_ > 0 && Clock::now() < deadline) {
@@ -196,28 +197,31 @@ class JsonWebhooksHandler {
       std::this_thread::sleep_for(50ms);
     }
   }
-  ~JsonWebhooksHandler() {
+  ~JsonHandler() {
     if (pid_ > 0) {
       EXPECT_TRUE(stop_process(pid_, 20));
     }
   }
-  JsonWebhooksHandler(const JsonWebhooksHandler&) = delete;
-  JsonWebhooksHandler& operator=(const JsonWebhooksHandler&) = delete;
+  JsonHandler(const JsonHandler&) = delete;
+  JsonHandler& operator=(const JsonHandler&) = delete;
 
   const std::string& log() const { return log_; }
 
-  // The answer's status line ("" when none came).
+  // The answer's status line ("" when none came). `headers`: more
+  // FastCGI parameters (HTTP_X_TENANT_ID, ...).
   std::string call(const std::string& method, const std::string& uri, const std::string& token,
-                   const std::string& request_id, const std::string& body = "") {
+                   const std::string& request_id, const std::string& body = "",
+                   const std::map<std::string, std::string>& headers = {}) {
     std::string params;
-    for (auto [name, value] :
-         std::map<std::string, std::string>{{"REQUEST_METHOD", method},
-                                            {"DOCUMENT_URI", uri},
-                                            {"QUERY_STRING", ""},
-                                            {"REMOTE_ADDR", "127.0.0.1"},
-                                            {"REQUEST_ID", request_id},
-                                            {"CONTENT_LENGTH", std::to_string(body.size())},
-                                            {"HTTP_AUTHORIZATION", "Bearer " + token}}) {
+    std::map<std::string, std::string> all{{"REQUEST_METHOD", method},
+                                           {"DOCUMENT_URI", uri},
+                                           {"QUERY_STRING", ""},
+                                           {"REMOTE_ADDR", "127.0.0.1"},
+                                           {"REQUEST_ID", request_id},
+                                           {"CONTENT_LENGTH", std::to_string(body.size())},
+                                           {"HTTP_AUTHORIZATION", "Bearer " + token}};
+    all.insert(headers.begin(), headers.end());
+    for (const auto& [name, value] : all) {
       params += fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;
     }
     std::string begin = {0, 1, 0, 0, 0, 0, 0, 0};  // responder, no keep-alive
@@ -279,17 +283,17 @@ TEST(StructuredLogs, AJsonHandlerWritesOneLinePerRequestWithItsRouteAndWho) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
   int64_t user = token_user_id(admin);
-  JsonWebhooksHandler handler;
+  JsonHandler handler;
   std::string id = unique("json-line");
   ASSERT_EQ(handler.call("GET", "/api/v2/admin/webhooks/" + to_string(tenant), admin, id),
             "Status: 200 OK");
 
   Json line = json_line_with(handler.log(), "\"request_id\":\"" + id + "\"");
   ASSERT_TRUE(line);
-  EXPECT_EQ(
-      json_keys(line.get()),
-      (std::vector<std::string>{"db_ms", "duration_ms", "level", "message", "method", "program",
-                                "request_id", "route", "status", "tenant_id", "time", "user_id"}))
+  EXPECT_EQ(json_keys(line.get()),
+            (std::vector<std::string>{"db_ms", "db_round_trips", "duration_ms", "level", "message",
+                                      "method", "program", "request_id", "route", "status",
+                                      "tenant_id", "time", "user_id"}))
       << json_dump(line.get());
   EXPECT_TRUE(is_utc_millis(json_get(line.get(), "time"))) << json_dump(line.get());
   EXPECT_EQ(json_get_str(line.get(), "level").value_or(""), "info");
@@ -317,6 +321,91 @@ TEST(StructuredLogs, AJsonHandlerWritesOneLinePerRequestWithItsRouteAndWho) {
   EXPECT_EQ(json_get_str(missing.get(), "route").value_or(""), "(none)");
   EXPECT_EQ(json_get_int(missing.get(), "status").value_or(0), 404);
   EXPECT_EQ(json_get(missing.get(), "user_id"), nullptr);
+}
+
+// --- Round trips to PostgreSQL (issue 28) ------------------------------------------
+
+// The db_round_trips of the request line with that request id (-1: none).
+int64_t round_trips(const JsonHandler& handler, const std::string& request_id) {
+  Json line = json_line_with(handler.log(), "\"request_id\":\"" + request_id + "\"");
+  if (!line) return -1;
+  return json_get_int(line.get(), "db_round_trips").value_or(-1);
+}
+
+// A tenant with a MEMBER who has an address, and a product.
+struct OrderShop {
+  int64_t tenant = 0;
+  TestUser buyer;
+  std::string body;  // an order of two items
+};
+
+OrderShop order_shop() {
+  OrderShop s;
+  std::string admin = admin_token();
+  s.tenant = create_tenant(admin, unique("trips"));
+  s.buyer = add_user(admin, s.tenant, "MEMBER");
+  HttpResponse address =
+      http("POST", "/api/v2/admin/addresses",
+           {.token = s.buyer.token,
+            .body = R"({"street":"Main 1","city":"Berlin","country":"DE","postal_code":"10115"})"});
+  EXPECT_EQ(address.status, 201) << address.body;
+  HttpResponse product = http(
+      "POST", "/api/v2/admin/products",
+      {.token = admin, .tenant = to_string(s.tenant), .body = R"({"name":"Shirt","price":4.5})"});
+  EXPECT_EQ(product.status, 201) << product.body;
+  std::string item =
+      R"({"product_id":)" + to_string(product.integer("id")) + R"(,"qty":1,"amount":4.5})";
+  s.body = R"({"address_id":)" + to_string(address.integer("id")) +
+           R"(,"payment_type":1,"total_amount":9,"order_items":[)" + item + "," + item + "]}";
+  return s;
+}
+
+// POST /orders in at most three round trips, the session check included
+// (common/write.h): one without an Idempotency-Key (the check and the one
+// statement that checks and writes the order, its items and its event); with
+// a key three (BEGIN, check and claim; the order; the answer and COMMIT), and
+// two for a replay. Counted by the handler (Db) for its request line.
+TEST(RoundTrips, PostOrdersTakesOneRoundTripAndThreeWithAnIdempotencyKey) {
+  OrderShop s = order_shop();
+  JsonHandler handler("commerce-admin-orders");
+  const std::string kUri = "/api/v2/admin/orders";
+  std::map<std::string, std::string> tenant{{"HTTP_X_TENANT_ID", to_string(s.tenant)}};
+  // The handler's first request opens its connection.
+  ASSERT_EQ(handler.call("POST", kUri, s.buyer.token, unique("warm"), s.body, tenant),
+            "Status: 201 Created");
+
+  std::string plain = unique("order");
+  ASSERT_EQ(handler.call("POST", kUri, s.buyer.token, plain, s.body, tenant),
+            "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, plain), 1);
+
+  std::map<std::string, std::string> keyed = tenant;
+  keyed["HTTP_IDEMPOTENCY_KEY"] = unique("key");
+  std::string first = unique("keyed");
+  ASSERT_EQ(handler.call("POST", kUri, s.buyer.token, first, s.body, keyed), "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, first), 3);
+  std::string replay = unique("replay");
+  ASSERT_EQ(handler.call("POST", kUri, s.buyer.token, replay, s.body, keyed),
+            "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, replay), 2);
+  EXPECT_EQ(sql("SELECT count(*) FROM orders WHERE tenant_id = " + to_string(s.tenant)),
+            std::vector<std::string>{"3"});
+
+  // A status change looks at the order first: the check and the lock; the
+  // change, its events, the order read back and COMMIT.
+  std::string order = sql("SELECT max(id) FROM orders WHERE tenant_id = " + to_string(s.tenant))[0];
+  std::string status = unique("status");
+  ASSERT_EQ(handler.call("POST", kUri + "/" + order + "/status", s.buyer.token, status,
+                         R"({"status":"processing"})", tenant),
+            "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, status), 2);
+  // An address: the check and the insert.
+  std::string address = unique("address");
+  ASSERT_EQ(
+      handler.call("POST", "/api/v2/admin/addresses", s.buyer.token, address,
+                   R"({"street":"Side 2","city":"Bonn","country":"DE","postal_code":"53111"})"),
+      "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, address), 1);
 }
 
 // One pass of `commerce-admin-worker` with LOG_FORMAT=json; true when it exited 0.
@@ -369,7 +458,7 @@ TEST(StructuredLogs, NoPasswordTokenSecretOrWebhookUrlInAnyLog) {
              {.token = admin, .body = R"({"role":"MEMBER"})"});
     ASSERT_EQ(role.status, 200) << role.body;
 
-    JsonWebhooksHandler handler;
+    JsonHandler handler;
     EXPECT_EQ(handler.call("GET", "/api/v2/admin/webhooks/" + to_string(tenant), admin,
                            unique("json-list")),
               "Status: 200 OK");

@@ -6,6 +6,7 @@
 #include "json_rendered.h"
 #include "settings.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -68,15 +69,25 @@ Result<Response> tenants_list(Ctx& ctx) {
 }
 
 Result<Response> tenants_create(Ctx& ctx) {
-  CA_TRY(who, authenticate(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto name = in.str("name", {.required = true, .trim = true, .max = 255});
-  if (!errs.empty()) return Error::invalid(errs);
-  DbResult r = ctx.db.exec(kCreate, {name.value, who.user_id});
-  if (!r.ok()) return Error::database(r.error());
-  return Response::json(201, json_rendered(r.rows(), 0));
+  Field<std::string> name;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    name = in.str("name", {.required = true, .trim = true, .max = 255});
+  }
+  if (!body.ok() || !errs.empty()) {
+    // A token refused comes before a bad body.
+    CA_TRY(who, authenticate(ctx));
+    (void)who;
+    if (!body.ok()) return std::move(body.error());
+    return Error::invalid(errs);
+  }
+  // The session check and the insert: one round trip (common/write.h).
+  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+           return Queries{{&kCreate, {name.value, who.user_id}}};
+         }));
+  return Response::json(201, json_rendered(w.results[0].rows(), 0));
 }
 
 Result<Response> tenants_read(Ctx& ctx) {

@@ -15,6 +15,7 @@
 #include "page_rows.h"
 #include "password.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -130,35 +131,45 @@ Error invalid_invitation() {
 
 Result<Response> invitations_create(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  CA_TRY(body, parse_json_object(ctx.req));
+  const Access access = Access::path_tenant(tenant_id, Role::kAdmin);
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  // 3..254 as the users table's CHECK: the account may be created from it.
-  auto email = in.str("email", {.required = true, .trim = true, .min = 3, .max = 254});
-  auto role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
-  if (email.has_value() && !email_plausible(email.value)) {
-    errs.add("email", "The email field must be a valid email address.");
+  Field<std::string> email, role;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    // 3..254 as the users table's CHECK: the account may be created from it.
+    email = in.str("email", {.required = true, .trim = true, .min = 3, .max = 254});
+    role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
+    if (email.has_value() && !email_plausible(email.value)) {
+      errs.add("email", "The email field must be a valid email address.");
+    }
   }
-  if (!errs.empty()) return Error::invalid(errs);
+  if (!body.ok() || !errs.empty()) {
+    // A token, tenant or role refused comes before a bad body.
+    CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
+    (void)who;
+    if (!body.ok()) return std::move(body.error());
+    return Error::invalid(errs);
+  }
 
   std::string secret = invitation_secret_generate();
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  // One being demoted at this moment must not invite afterwards.
-  CA_TRY(still_admin, lock_tenant_as_admin(ctx, tenant_id, who.user_id));
-  (void)still_admin;
-  DbResult r =
-      ctx.db.exec(kCreate, {tenant_id, email.value, role.value, invitation_secret_hash(secret),
-                            who.user_id, ctx.config.invitation_ttl_seconds});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::conflict("The user is already a member of this tenant");
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
+  // Round trip 1: the session check, the tenant locked and the caller asked
+  // again (one being demoted at this moment must not invite afterwards).
+  // 2: the invitation, COMMIT.
+  CA_TRY(w, WriteTx::begin(ctx, access, [&](const Principal& who) {
+           return lock_tenant_as_admin(tenant_id, who.user_id);
+         }));
+  CA_TRY(admin, still_admin(w, 0));
+  (void)admin;
+  CA_TRY(done, w.commit({{&kCreate,
+                          {tenant_id, email.value, role.value, invitation_secret_hash(secret),
+                           w.who().user_id, ctx.config.invitation_ttl_seconds}}}));
+  Rows& r = done[0].rows();
+  if (r.empty()) return Error::conflict("The user is already a member of this tenant");
 
   Json out = json_object();
-  json_add(out.get(), "invitation", json_rendered(r.rows(), 0));
-  json_add_str(out.get(), "token", invitation_token_format(tenant_id, r->int64(0, "id"), secret));
+  json_add(out.get(), "invitation", json_rendered(r, 0));
+  json_add_str(out.get(), "token", invitation_token_format(tenant_id, r.int64(0, "id"), secret));
   return Response::json(201, out);
 }
 
@@ -167,19 +178,20 @@ Result<Response> invitations_list(Ctx& ctx) { return path_tenant_page(ctx, kList
 Result<Response> invitations_revoke(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t invitation_id = ctx.req.params[1];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
-  DbResult r = ctx.db.exec(kRevoke, {tenant_id, invitation_id});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("Invitation not found");
+  // The session check and the revoke: one round trip (common/write.h).
+  CA_TRY(w, write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
+           return Queries{{&kRevoke, {tenant_id, invitation_id}}};
+         }));
+  Rows& r = w.results[0].rows();
+  if (r.empty()) return Error::not_found("Invitation not found");
   // Revoking a revoked invitation again is the same success; an accepted
   // one is a membership now, which removal ends.
-  if (!r->boolean(0, "revoked") && r->text(0, "status") == "accepted") {
+  if (!r.boolean(0, "revoked") && r.text(0, "status") == "accepted") {
     return Error::bad_request("The invitation has been accepted; remove the member instead");
   }
   Json out = json_object();
   json_add_str(out.get(), "message", "Invitation revoked");
-  json_add(out.get(), "invitation", json_rendered(r.rows(), 0));
+  json_add(out.get(), "invitation", json_rendered(r, 0));
   return Response::json(200, out);
 }
 

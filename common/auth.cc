@@ -46,6 +46,28 @@ const Statement kAuthenticateForRead{
     "                           WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
     "                          ca_refuse('CA403', 'not a member of the tenant')) END"};
 
+// For writes: the session check of kAuthenticateForRead, and with $3 NULL
+// (no tenant) the session alone; $4 'ADMIN' asks for that role, refused with
+// CA4AD (sql/014's ca_refuse, on the refusal path only). Its value is the
+// caller's role, or 'NONE' without a tenant.
+constexpr const char* kNotAdminState = "CA4AD";
+const Statement kAuthenticateForWrite{
+    "auth_session_for_write",
+    "SELECT CASE WHEN (SELECT s.user_id FROM sessions s "
+    "                  WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL "
+    "                    AND s.expires_at > now()) IS NULL "
+    "            THEN ca_refuse('CA401', 'no live session') "
+    "            WHEN $3::bigint IS NULL THEN 'NONE' "
+    "            ELSE COALESCE((SELECT m.role FROM memberships m "
+    "                           WHERE m.tenant_id = $3::bigint AND m.user_id = $2 "
+    "                             AND ($4::text IS NULL OR m.role = $4::text)), "
+    "                          CASE WHEN $4::text IS NOT NULL AND EXISTS ("
+    "                                 SELECT 1 FROM memberships m "
+    "                                 WHERE m.tenant_id = $3::bigint AND m.user_id = $2) "
+    "                               THEN ca_refuse('CA4AD', 'not an admin of the tenant') "
+    "                               ELSE ca_refuse('CA403', 'not a member of the tenant') END) "
+    "       END"};
+
 const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
 
@@ -267,6 +289,53 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
   // Deactivated since its password was checked: no session, as for a wrong password.
   if (r[0]->affected() == 0) return Error::bad_credentials("Invalid credentials");
   return jwt_sign(c, ctx.config.token_secret);
+}
+
+Result<WriteCheck> write_check(Ctx& ctx, const Access& access) {
+  std::optional<int64_t> tenant_id;
+  if (access.kind == Access::Kind::kTenantHeader) {
+    int64_t id = parse_id(ctx.req.tenant_header);
+    if (!ctx.req.has_tenant_header || id == 0) {
+      CA_TRY(who, authenticate_tenant_header(ctx));  // answers 401 or 400
+      (void)who;
+    }
+    tenant_id = id;
+  } else if (access.kind == Access::Kind::kPathTenant) {
+    tenant_id = access.tenant_id;
+  }
+  CA_TRY(claims, verify_bearer(ctx));
+  WriteCheck out;
+  out.who.user_id = claims.sub;
+  out.who.session_id = claims.jti;
+  out.who.tenant_id = tenant_id.value_or(0);
+  std::optional<std::string> role;
+  if (tenant_id && access.min_role == Role::kAdmin) role = role_name(Role::kAdmin);
+  out.query = {&kAuthenticateForWrite, {claims.jti, claims.sub, tenant_id, role}};
+  return out;
+}
+
+Result<Principal> write_check_result(Ctx& ctx, const Access& access, const WriteCheck& check,
+                                     DbResult& r) {
+  if (!r.ok()) {
+    const std::string& state = r.error().sqlstate;
+    if (state == kNoSessionState) return Error::unauthenticated();
+    if (state == kNotAdminState) return Error::forbidden("This action requires the ADMIN role");
+    if (state != kNotMemberState) return Error::database(r.error());
+    if (access.kind == Access::Kind::kPathTenant) {
+      // With the tenant in the path, no such tenant is a 404, not a 403.
+      DbResult exists = ctx.db.exec(kTenantExists, {access.tenant_id});
+      if (!exists.ok()) return Error::database(exists.error());
+      if (!exists->boolean(0, 0)) return Error::not_found("Tenant not found");
+    }
+    return Error::forbidden("You are not a member of this tenant");
+  }
+  Principal who = check.who;
+  log_request_context().user_id = who.user_id;
+  if (access.kind != Access::Kind::kSession) {
+    log_request_context().tenant_id = who.tenant_id;
+    who.role = role_parse(r->text(0, 0)).value_or(Role::kMember);
+  }
+  return who;
 }
 
 Result<bool> revoke_session(Ctx& ctx, const Principal& who) {

@@ -73,4 +73,46 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id,
 // Revokes the session of the presented token.
 Result<bool> revoke_session(Ctx& ctx, const Principal& who);
 
+// --- For writes (common/write.h) -------------------------------------------
+
+// Who may make a write: any live session (the caller's own records), or a
+// member of the X-Tenant-ID tenant or of the tenant in the path, with at
+// least `min_role`.
+struct Access {
+  enum class Kind { kSession, kTenantHeader, kPathTenant };
+  Kind kind = Kind::kSession;
+  int64_t tenant_id = 0;  // kPathTenant
+  Role min_role = Role::kMember;
+
+  static Access session() { return {}; }
+  static Access tenant_header(Role min_role = Role::kMember) {
+    return {Kind::kTenantHeader, 0, min_role};
+  }
+  static Access path_tenant(int64_t tenant_id, Role min_role = Role::kMember) {
+    return {Kind::kPathTenant, tenant_id, min_role};
+  }
+};
+
+// The session check of a write, as a statement that raises unless the
+// caller may write (no live session, not a member, not the role): sent
+// first in the write's round trip, it stops everything after it.
+// `who` is what the token and the request claim (user, tenant), vouched for
+// only once the check has succeeded.
+struct WriteCheck {
+  Principal who;
+  Db::Query query;
+};
+
+// The token verified in the process (401) and, for kTenantHeader, the header
+// read; a missing or bad X-Tenant-ID is answered here (401 before 400, with
+// a round trip of its own, as authenticate_tenant_header() does).
+Result<WriteCheck> write_check(Ctx& ctx, const Access& access);
+
+// The check's result: the caller (logged as the request's user and
+// tenant), or the refusal: 401, 403 (not a member; the role), 404 for a
+// kPathTenant tenant that does not exist (one more query: call it with no
+// transaction open), 500/503.
+Result<Principal> write_check_result(Ctx& ctx, const Access& access, const WriteCheck& check,
+                                     DbResult& r);
+
 }  // namespace ca

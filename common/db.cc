@@ -215,6 +215,7 @@ DbResult Db::check(PGresult* raw) {
 
 DbResult Db::prepare(const Statement& stmt) {
   if (prepared_.count(&stmt)) return Rows(nullptr);
+  ++log_request_context().db_round_trips;  // the Parse, before the statement's own
   DbResult prep = check(PQprepare(conn_, stmt.name, stmt.sql, 0, nullptr));
   if (!prep.ok()) {
     if (prep.error().kind != DbErrorKind::kConnection) {
@@ -236,8 +237,10 @@ static std::vector<const char*> param_values(const std::vector<Param>& params) {
 namespace {
 // Adds the time of its scope to the request's database time (the per-request
 // log line): two clock reads per round trip.
+// Counts the round trip too (the request line's db_round_trips).
 struct DbTimer {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  DbTimer() { ++log_request_context().db_round_trips; }
   ~DbTimer() { log_request_context().db_time += std::chrono::steady_clock::now() - start; }
 };
 }  // namespace
@@ -406,35 +409,59 @@ void Db::rollback_request() {
 }
 
 DbResult Db::commit_request(const std::vector<Query>& queries) {
+  std::vector<DbResult> r = commit_request_results(queries);
+  // The first failure says why.
+  for (DbResult& result : r) {
+    if (!result.ok()) return std::move(result);
+  }
+  return std::move(r.back());
+}
+
+std::vector<DbResult> Db::commit_request_results(const std::vector<Query>& queries) {
   static const Statement kCommit{"ca_request_commit", "COMMIT"};
-  if (!request_tx_) return DbError{DbErrorKind::kOther, "", "no request transaction", ""};
+  auto fail_all = [&](const DbError& err) {
+    std::vector<DbResult> out;
+    for (size_t i = 0; i <= queries.size(); ++i) out.emplace_back(err);
+    return out;
+  };
+  if (!request_tx_) return fail_all({DbErrorKind::kOther, "", "no request transaction", ""});
   if (std::chrono::steady_clock::now() > deadline_) {
     rollback_request();
-    return DbError{DbErrorKind::kTimeout, "",
-                   "the request ran past its time limit; rolled back instead of committed", ""};
+    return fail_all({DbErrorKind::kTimeout, "",
+                     "the request ran past its time limit; rolled back instead of committed", ""});
   }
   std::vector<Query> all = queries;
   all.push_back({&kCommit, {}});
   std::vector<DbResult> r = run_pipeline(all);
-  // The first failure says why. A statement that failed left the
-  // transaction aborted and the COMMIT after it unsent: roll back. (COMMIT
-  // of an aborted transaction would also "succeed", as a ROLLBACK: the
-  // statements before it are what tells.)
+  // A statement that failed left the transaction aborted and the COMMIT
+  // after it unsent: roll back. (COMMIT of an aborted transaction would also
+  // "succeed", as a ROLLBACK: the statements before it are what tells.)
   for (DbResult& result : r) {
     if (result.ok()) continue;
     if (conn_ != nullptr && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
       DbResult rolled_back = exec_sql("ROLLBACK");
       (void)rolled_back;
     }
-    request_tx_ = false;
-    request_failed_ = false;
-    tx_open_ = false;
-    return std::move(result);
+    break;
   }
   request_tx_ = false;
   request_failed_ = false;
   tx_open_ = false;
-  return std::move(r.back());
+  return r;
+}
+
+std::vector<DbResult> Db::write_pipeline(const std::vector<Query>& queries) {
+  if (deadline_ - std::chrono::steady_clock::now() <
+      std::chrono::milliseconds(statement_timeout_ms_)) {
+    std::vector<DbResult> out;
+    for (size_t i = 0; i < queries.size(); ++i) {
+      out.emplace_back(DbError{DbErrorKind::kTimeout, "",
+                               "not started: it could still be running at the request's time limit",
+                               ""});
+    }
+    return out;
+  }
+  return run_pipeline(queries);
 }
 
 Transaction::Transaction(Db& db) : db_(db) {

@@ -208,6 +208,13 @@ class Db {
   // Runs plain SQL without parameters (BEGIN, COMMIT, migrations).
   DbResult exec_sql(const char* sql);
 
+  // For writes outside a transaction (common/write.h): `queries` in one round
+  // trip as one implicit transaction, committed when the last one succeeded,
+  // all rolled back when one failed (the ones after it come back as errors).
+  // Never retried. Not started past the request's deadline, like a write by
+  // exec(): every result is then a kTimeout error.
+  std::vector<DbResult> write_pipeline(const std::vector<Query>& queries);
+
   bool in_transaction() const;
   // Nothing this connection writes commits after `deadline`: a Transaction
   // then rolls back and commit() fails with kTimeout, and a write outside a
@@ -239,6 +246,14 @@ class Db {
   // Runs `queries`, then COMMIT, in one round trip. Fails (and rolls back)
   // when one of them fails or past the request's deadline, like commit().
   DbResult commit_request(const std::vector<Query>& queries);
+  // The same, with every result: one per query, then COMMIT's. On a failure
+  // (rolled back) the failed one and those after it are errors.
+  std::vector<DbResult> commit_request_results(const std::vector<Query>& queries);
+  // A request transaction that must not commit any more (a write of it
+  // failed): request_failed() becomes true.
+  void fail_request() {
+    if (request_tx_) request_failed_ = true;
+  }
   // Rolls the request transaction back (nothing when none is open).
   void rollback_request();
 

@@ -14,4 +14,8 @@ DbResult emit_event(Db& db, int64_t tenant_id, std::string_view type, const cJSO
   return db.exec(kEmit, {tenant_id, type, json_dump(data)});
 }
 
+Db::Query event_query(int64_t tenant_id, std::string_view type, const cJSON* data) {
+  return {&kEmit, {tenant_id, type, json_dump(data)}};
+}
+
 }  // namespace ca

@@ -22,8 +22,19 @@
   "JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.is_active "                 \
   " AND (w.events @> jsonb_build_array(e.type) OR w.events @> '[\"*\"]')"
 
+// A write statement that records its own events (one round trip: see
+// common/write.h): the CTEs `e`, the events that `SELECT` (a query with the
+// columns tenant_id, type, payload as jsonb) yields, and `d`, their
+// deliveries. For `WITH ..., " CA_EVENTS_CTE("SELECT ... FROM o") " SELECT ...`.
+#define CA_EVENTS_CTE(SELECT)                                   \
+  "e AS (INSERT INTO events (tenant_id, type, payload) " SELECT \
+  " RETURNING tenant_id, id, type), d AS (" CA_DELIVERIES_FOR_EVENTS_IN_E ")"
+
 namespace ca {
 
 DbResult emit_event(Db& db, int64_t tenant_id, std::string_view type, const cJSON* data);
+
+// The same as a query to send with others (a pipeline, WriteTx::commit()).
+Db::Query event_query(int64_t tenant_id, std::string_view type, const cJSON* data);
 
 }  // namespace ca

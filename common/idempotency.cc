@@ -115,10 +115,22 @@ IdempotentRequest::~IdempotentRequest() { db_.rollback_request(); }
 DbResult IdempotentRequest::check_and_claim(const Db::Query& check, int64_t user_id,
                                             int64_t tenant_id) {
   if (state_ != State::kPending) return db_.exec(*check.stmt, check.params);
+  return std::move(begin_write(check, user_id, tenant_id, {})[0]);
+}
+
+std::vector<DbResult> IdempotentRequest::begin_write(const Db::Query& check, int64_t user_id,
+                                                     int64_t tenant_id,
+                                                     const std::vector<Db::Query>& then) {
+  std::vector<Db::Query> queries{check};
+  if (state_ != State::kPending) {
+    queries.insert(queries.end(), then.begin(), then.end());
+    return db_.begin_request(queries);
+  }
   user_id_ = user_id;
   tenant_id_ = tenant_id;
-  std::vector<DbResult> r = db_.begin_request(
-      {check, {&kClaim, {tenant_id, user_id, key_, request_hash_, kIdempotencyKeyLifetime}}});
+  queries.push_back({&kClaim, {tenant_id, user_id, key_, request_hash_, kIdempotencyKeyLifetime}});
+  queries.insert(queries.end(), then.begin(), then.end());
+  std::vector<DbResult> r = db_.begin_request(queries);
   DbResult& claim = r[1];
   if (!claim.ok()) {
     state_ = State::kClaimFailed;
@@ -136,7 +148,8 @@ DbResult IdempotentRequest::check_and_claim(const Db::Query& check, int64_t user
       replay_ = std::move(stored);
     }
   }
-  return std::move(r[0]);
+  r.erase(r.begin() + 1);  // the claim's
+  return r;
 }
 
 Result<bool> IdempotentRequest::after_auth() {

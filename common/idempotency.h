@@ -65,6 +65,13 @@ class IdempotentRequest {
   // subject) in `tenant_id` (0: the route has none), in one round trip, the
   // first time; as a plain statement otherwise.
   DbResult check_and_claim(const Db::Query& check, int64_t user_id, int64_t tenant_id);
+  // For common/write.h: the same round trip (BEGIN, `check`, the claim)
+  // with `then` after the claim. Returns the results of `check`, then of
+  // `then`. The request transaction is open when BEGIN succeeded; without a
+  // claim to make (a malformed key, answered by after_auth()) it is opened
+  // all the same.
+  std::vector<DbResult> begin_write(const Db::Query& check, int64_t user_id, int64_t tenant_id,
+                                    const std::vector<Db::Query>& then);
   // For common/auth.cc, once the caller is allowed: true to go on, or the
   // error to end the request with (422, 400 for a malformed key, or
   // Error::answered() when the stored answer is replayed: finish() gives it).

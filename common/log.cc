@@ -130,6 +130,7 @@ void log_request_begin(std::string_view request_id) {
   t_request.tenant_id = 0;
   t_request.user_id = 0;
   t_request.db_time = std::chrono::nanoseconds(0);
+  t_request.db_round_trips = 0;
 }
 
 void log_request_end() { t_request.request_id.clear(); }

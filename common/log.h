@@ -50,6 +50,7 @@ struct LogRequestContext {
   int64_t tenant_id = 0;
   int64_t user_id = 0;
   std::chrono::nanoseconds db_time{0};
+  int db_round_trips = 0;  // to PostgreSQL, a statement's first Parse included
 };
 
 // This thread's context.

@@ -39,6 +39,7 @@ void log_request_line(const Request& req, int status, std::chrono::steady_clock:
   json_add_int(fields.get(), "status", status);
   json_add_num(fields.get(), "duration_ms", ms(took));
   json_add_num(fields.get(), "db_ms", ms(c.db_time));
+  json_add_int(fields.get(), "db_round_trips", c.db_round_trips);
   if (c.tenant_id != 0) json_add_int(fields.get(), "tenant_id", c.tenant_id);
   if (c.user_id != 0) json_add_int(fields.get(), "user_id", c.user_id);
   log_fields(level, "request", fields.get());

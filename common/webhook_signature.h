@@ -34,6 +34,8 @@ std::string webhook_signature(std::string_view key, std::string_view msg_id, int
 // The `webhook-id` of a delivery: "msg_<tenant id>_<delivery id>". One
 // delivery row is one message to one subscription, so the id is the same on
 // every retry of it (receivers deduplicate on it) and unique across tenants.
+// The delivery records show it too, rendered by ca_delivery_json() (sql/030):
+// a change of format changes both.
 std::string webhook_message_id(int64_t tenant_id, int64_t delivery_id);
 
 // Standard base64 with padding (RFC 4648 §4), as Standard Webhooks uses.

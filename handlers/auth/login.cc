@@ -6,8 +6,8 @@
 #include "config.h"
 #include "db.h"
 #include "error.h"
+#include "json_rendered.h"
 #include "password.h"
-#include "user_json.h"
 #include "validate.h"
 
 namespace ca {
@@ -35,9 +35,13 @@ const Statement kFindUser{
     "              > now() - make_interval(secs => $3::int)) AS retry_after, "
     "       EXISTS (SELECT 1 FROM login_failures f WHERE f.email_key = " CA_LOGIN_EMAIL_KEY
     ") AS has_failures, "
-    "       u.password_hash, u.is_active, " CA_USER_COLUMNS
-    " FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1)"};
-enum FindUserColumn { kRetryAfter, kHasFailures, kPasswordHash, kIsActive, kUserFirst };
+    "       u.id AS user_id, u.password_hash, u.is_active, "
+    // SPEC "User (as returned by login)", sql/030.
+    "       ca_user_json(u.id, u.tenant_id, u.name, u.email, u.phone, u.country_code, "
+    "         u.email_verified_at, u.phone_verified_at, u.user_type, u.photo_url, u.theme, "
+    "         u.language, u.timezone, u.email_marketing, u.email_system, u.push_system, "
+    "         u.is_active, u.created_at, u.updated_at) AS json "
+    "FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1)"};
 
 // $1 email, $2 LOGIN_MAX_FAILURES, $3 LOGIN_FAILURE_WINDOW_SECONDS. One
 // more failure; the row keeps the newest $2.
@@ -85,19 +89,19 @@ Result<Response> login_handler(Ctx& ctx) {
   if (!r.ok()) return Error::database(r.error());
   // Locked, whatever the password: were a right one let through, the lock
   // would answer whether a guess was right.
-  if (!r->is_null(0, kRetryAfter)) {
+  if (!r->is_null(0, "retry_after")) {
     return Error::too_many_requests("Too many failed logins for this email; try again later",
-                                    r->int64(0, kRetryAfter));
+                                    r->int64(0, "retry_after"));
   }
-  bool known = !r->is_null(0, kUserFirst);
+  bool known = !r->is_null(0, "user_id");
   bool ok = false;
   {
     std::optional<PasswordSlot> slot = PasswordSlot::try_take();
     if (!slot) {
       return Error::unavailable("Too many logins in progress; try again shortly", 1);
     }
-    ok = known ? password_verify(r->text(0, kPasswordHash), password.value) &&
-                     r->boolean(0, kIsActive)
+    ok = known ? password_verify(r->text(0, "password_hash"), password.value) &&
+                     r->boolean(0, "is_active")
                : password_verify_dummy(password.value);
   }
   if (!ok) {
@@ -110,11 +114,11 @@ Result<Response> login_handler(Ctx& ctx) {
   }
 
   std::optional<Db::Query> forget;
-  if (r->boolean(0, kHasFailures)) forget = Db::Query{&kForgetFailures, {email.value}};
-  CA_TRY(token, issue_token(ctx, r->int64(0, kUserFirst), std::move(forget)));
+  if (r->boolean(0, "has_failures")) forget = Db::Query{&kForgetFailures, {email.value}};
+  CA_TRY(token, issue_token(ctx, r->int64(0, "user_id"), std::move(forget)));
   Json out = json_object();
   json_add_str(out.get(), "token", token);
-  json_add(out.get(), "user", user_json(r.rows(), 0, kUserFirst));
+  json_add(out.get(), "user", json_rendered(r.rows(), 0));
   return Response::json(200, out);
 }
 

@@ -1,9 +1,12 @@
 // Order creation (SPEC "Orders", rules 1-3). Every field and every item is
 // checked first and all failures are reported together; the address and the
-// products are each checked with one query, whatever the number of items.
-// The order, all of its items (one multi-row insert from arrays) and the
-// `order.created` event are written in one transaction: a failure anywhere
-// leaves nothing behind.
+// products are each checked once, whatever the number of items.
+//
+// A valid request is one statement sent with the session check, in one round
+// trip (common/write.h): it checks the address and the products, and only
+// when both pass writes the order, all of its items (one multi-row insert
+// from arrays) and the `order.created` event with its deliveries. A failure
+// anywhere leaves nothing behind.
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -14,9 +17,11 @@
 #include "db.h"
 #include "error.h"
 #include "events.h"
+#include "json_rendered.h"
 #include "order_json.h"
 #include "orders.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -27,29 +32,44 @@ constexpr size_t kMaxItems = 500;
 constexpr double kMaxMoney = 9999999999.99;
 constexpr int64_t kMaxInt32 = 2147483647;
 
-// The caller's address, and the caller's name and email for the response.
+// For a request whose fields already failed: the address and products
+// checks, reported with them. $1 user, $2 address.
 const Statement kAddress{"orders_create_address",
-                         "SELECT a.street, a.city, u.name, u.email "
-                         "FROM addresses a JOIN users u ON u.id = a.user_id "
-                         "WHERE a.user_id = $1 AND a.id = $2"};
-
-// The live products of the tenant among the ids. FOR SHARE keeps them from
-// being soft-deleted until this order is committed.
-const Statement kProducts{"orders_create_products",
-                          "SELECT id FROM products "
-                          "WHERE tenant_id = $1 AND id = ANY ($2::bigint[]) AND deleted_at IS NULL "
-                          "ORDER BY id FOR SHARE"};
+                         "SELECT 1 FROM addresses a WHERE a.user_id = $1 AND a.id = $2"};
+// $1 tenant, $2 product ids: the live ones.
+const Statement kProducts{
+    "orders_create_products",
+    "SELECT id FROM products "
+    "WHERE tenant_id = $1 AND id = ANY ($2::bigint[]) AND deleted_at IS NULL"};
 
 // $1 tenant, $2 user, $3 address, $4 payment_type, $5 total_amount, then one
 // array per item column, all in item order: $6 product ids, $7 sizes, $8 qtys,
 // $9 amounts, $10 notes. Items get their ids in the order they were sent.
-// Columns: CA_ORDER_COLUMNS (0-8), item id, product_id, size, qty, amount,
-// notes (9-14); one row per item.
+//
+// The checks: `a`, the address when it is the caller's (with the caller's
+// name and email for the response), and `p`, the live products of the tenant
+// among the ids, locked FOR SHARE so that they cannot be soft-deleted until
+// the order is committed. The order is written only when the address exists
+// and every id is a live product (`ok`); otherwise nothing is.
+//
+// One row. Columns: json (the order as created, sql/026; NULL when a check
+// failed), address_found, live_product_ids (an array).
 const Statement kCreate{
     "orders_create",
-    "WITH o AS ("
+    "WITH a AS ("
+    "  SELECT a.street, a.city, u.name, u.email "
+    "  FROM addresses a JOIN users u ON u.id = a.user_id "
+    "  WHERE a.user_id = $2 AND a.id = $3), "
+    "p AS MATERIALIZED ("
+    "  SELECT id FROM products "
+    "  WHERE tenant_id = $1 AND id = ANY ($6::bigint[]) AND deleted_at IS NULL "
+    "  ORDER BY id FOR SHARE), "
+    "ok AS ("
+    "  SELECT 1 FROM a WHERE NOT EXISTS ("
+    "    SELECT 1 FROM unnest($6::bigint[]) x (id) WHERE x.id NOT IN (SELECT id FROM p))), "
+    "o AS ("
     "  INSERT INTO orders (tenant_id, user_id, address_id, payment_type, total_amount) "
-    "  VALUES ($1, $2, $3, $4, $5::numeric) RETURNING *), "
+    "  SELECT $1, $2, $3, $4, $5::numeric FROM ok RETURNING *), "
     "i AS ("
     "  INSERT INTO order_items (tenant_id, order_id, product_id, size, qty, amount, notes) "
     "  SELECT o.tenant_id, o.id, x.product_id, x.size, x.qty, x.amount, x.notes "
@@ -57,10 +77,20 @@ const Statement kCreate{
     "                           $10::text[]) WITH ORDINALITY "
     "       AS x (product_id, size, qty, amount, notes, n) "
     "  ORDER BY x.n "
-    "  RETURNING id, product_id, size, qty, amount, notes) "
-    "SELECT " CA_ORDER_COLUMNS
-    ", i.id, i.product_id, i.size, i.qty, i.amount, i.notes "
-    "FROM o CROSS JOIN i ORDER BY i.id"};
+    "  RETURNING id, order_id, product_id, size, qty, amount, notes), "
+    CA_EVENTS_CTE(
+        "SELECT o.tenant_id, 'order.created', "
+        "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "
+        "                      cardinality($6::bigint[]), NULL)::jsonb "
+        "FROM o") " "
+    "SELECT CASE WHEN o.id IS NOT NULL THEN " CA_ORDER_JSON(
+        "(SELECT '[' || string_agg(ca_order_item_json(i.id, i.order_id, i.product_id, i.size, "
+        "                          i.qty, i.amount, i.notes, NULL), ',' ORDER BY i.id) || ']' "
+        " FROM i)",
+        "NULL", "ca_order_user_json(o.user_id, a.name, a.email)",
+        "ca_order_address_json(false, o.address_id, a.street, a.city, NULL, NULL)") " END AS json, "
+    "  a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM p) AS live_product_ids "
+    "FROM (SELECT 1) one LEFT JOIN a ON true LEFT JOIN o ON true"};
 
 struct ItemInput {
   size_t index = 0;                   // position in order_items, for error keys
@@ -164,105 +194,107 @@ std::string quoted(const std::optional<std::string>& v) {
   return out + "\"";
 }
 
-struct Address {
-  std::string street;
-  std::string city;
-  std::string user_name;  // the caller's, who owns the address
-  std::string user_email;
-};
-
-// The address must be one of the caller's: `address_id` fails otherwise.
-Result<Address> check_address(Ctx& ctx, int64_t user_id, const OrderInput& in, FieldErrors& errs) {
-  Address out;
-  if (!in.address_id) return out;
-  DbResult r = ctx.db.exec(kAddress, {user_id, *in.address_id});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) {
-    errs.add("address_id", "The selected address_id is invalid.");
-    return out;
-  }
-  out.street = r->str(0, 0);
-  out.city = r->str(0, 1);
-  out.user_name = r->str(0, 2);
-  out.user_email = r->str(0, 3);
-  return out;
-}
-
-// Every product must be a live product of the tenant: one query for all items;
-// each item naming another one fails at `order_items.N.product_id`.
-Result<bool> check_products(Ctx& ctx, int64_t tenant_id, const OrderInput& in, FieldErrors& errs) {
+// The ids of the items that name one, as a bigint[] literal ("{}": none).
+std::string product_ids(const OrderInput& in) {
   std::vector<std::string> ids;
   for (const ItemInput& item : in.items) {
     if (item.product_id) ids.push_back(std::to_string(*item.product_id));
   }
-  if (ids.empty()) return true;
-  DbResult r = ctx.db.exec(kProducts, {tenant_id, array_literal(ids)});
-  if (!r.ok()) return Error::database(r.error());
-  std::set<int64_t> live;
-  for (int i = 0; i < r->size(); ++i) live.insert(r->int64(i, 0));
+  return array_literal(ids);
+}
+
+// Each item naming a product that is not one of `live` fails at
+// `order_items.N.product_id`.
+void report_products(const OrderInput& in, const std::set<int64_t>& live, FieldErrors& errs) {
   for (const ItemInput& item : in.items) {
     if (item.product_id && !live.count(*item.product_id)) {
       std::string key = "order_items." + std::to_string(item.index) + ".product_id";
       errs.add(key, "The selected " + key + " is invalid.");
     }
   }
-  return true;
+}
+
+// A bigint[] as PostgreSQL sends it: "{1,2,3}".
+std::set<int64_t> id_set(std::string_view array) {
+  std::set<int64_t> out;
+  int64_t n = 0;
+  bool digits = false;
+  for (char c : array) {
+    if (c >= '0' && c <= '9') {
+      n = n * 10 + (c - '0');
+      digits = true;
+    } else if (digits) {
+      out.insert(n);
+      n = 0;
+      digits = false;
+    }
+  }
+  return out;
+}
+
+constexpr const char* kAddressInvalid = "The selected address_id is invalid.";
+
+// Fields failed already: after the 401/400/403, the address and products
+// checks are reported with them (every failure at once), nothing written.
+Result<Response> refuse_invalid(Ctx& ctx, const OrderInput& in, FieldErrors& errs) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  Queries checks;
+  if (in.address_id) checks.push_back({&kAddress, {who.user_id, *in.address_id}});
+  std::string ids = product_ids(in);
+  if (ids != "{}") checks.push_back({&kProducts, {who.tenant_id, ids}});
+  if (checks.empty()) return Error::invalid(errs);
+  std::vector<DbResult> r = ctx.db.pipeline(checks);
+  for (DbResult& each : r) {
+    if (!each.ok()) return Error::database(each.error());
+  }
+  size_t next = 0;
+  if (in.address_id && r[next++]->empty()) errs.add("address_id", kAddressInvalid);
+  if (ids != "{}") {
+    std::set<int64_t> live;
+    const Rows& rows = r[next].rows();
+    if (!rows.empty()) {
+      const Col id = rows.col("id");
+      for (int i = 0; i < rows.size(); ++i) live.insert(rows.int64(i, id));
+    }
+    report_products(in, live, errs);
+  }
+  return Error::invalid(errs);
 }
 
 }  // namespace
 
 Result<Response> orders_create(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
+  if (!body.ok()) {
+    // A token, tenant or membership refused comes before a bad body.
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    (void)who;
+    return std::move(body.error());
+  }
   FieldErrors errs;
-  OrderInput in = read_order(body.get(), errs);
+  OrderInput in = read_order(body->get(), errs);
+  if (!errs.empty()) return refuse_invalid(ctx, in, errs);
 
-  // The checks run inside the transaction so the products they saw stay live
-  // until the order is committed.
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  CA_TRY(address, check_address(ctx, who.user_id, in, errs));
-  CA_TRY(products_checked, check_products(ctx, who.tenant_id, in, errs));
-  (void)products_checked;
-  if (!errs.empty()) return Error::invalid(errs);
-
-  std::vector<std::string> product_ids, sizes, qtys, amounts, notes;
+  std::vector<std::string> sizes, qtys, amounts, notes;
   for (const ItemInput& item : in.items) {
-    product_ids.push_back(std::to_string(*item.product_id));
     sizes.push_back(quoted(item.size));
     qtys.push_back(std::to_string(item.qty));
     amounts.push_back(item.amount);
     notes.push_back(quoted(item.notes));
   }
-  DbResult r =
-      ctx.db.exec(kCreate, {who.tenant_id, who.user_id, *in.address_id, in.payment_type,
-                            in.total_amount, array_literal(product_ids), array_literal(sizes),
-                            array_literal(qtys), array_literal(amounts), array_literal(notes)});
-  if (!r.ok()) return Error::database(r.error());
-  const Rows& rows = r.rows();
-  int64_t order_id = rows.int64(0, 0);
-
-  Json event = order_event_json(order_id, who.user_id, rows.text(0, 6), rows.text(0, 5),
-                                static_cast<int64_t>(rows.size()));
-  DbResult emitted = emit_event(ctx.db, who.tenant_id, "order.created", event.get());
-  if (!emitted.ok()) return Error::database(emitted.error());
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-
-  Json order = order_json(rows, 0, 0);
-  Json items = json_array();
-  for (int i = 0; i < rows.size(); ++i) {
-    json_append(items.get(), order_item_json(rows, i, kOrderColumns, order_id));
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kCreate,
+                           {who.tenant_id, who.user_id, *in.address_id, in.payment_type,
+                            in.total_amount, product_ids(in), array_literal(sizes),
+                            array_literal(qtys), array_literal(amounts), array_literal(notes)}}};
+         }));
+  const Rows& rows = w.results[0].rows();
+  if (rows.is_null(0, "json")) {  // a check failed: nothing was written
+    if (!rows.boolean(0, "address_found")) errs.add("address_id", kAddressInvalid);
+    report_products(in, id_set(rows.text(0, "live_product_ids")), errs);
+    return Error::invalid(errs);
   }
-  json_add(order.get(), "items", std::move(items));
-  json_add(order.get(), "user",
-           order_user_json(who.user_id, address.user_name, address.user_email));
-  Json addr = json_object();
-  json_add_int(addr.get(), "id", *in.address_id);
-  json_add_str(addr.get(), "street", address.street);
-  json_add_str(addr.get(), "city", address.city);
-  json_add(order.get(), "address", std::move(addr));
-  return Response::success(201, "Order created successfully", std::move(order));
+  return Response::success(201, "Order created successfully", json_rendered(rows, 0));
 }
 
 }  // namespace ca

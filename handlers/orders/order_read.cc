@@ -7,6 +7,7 @@
 #include "auth.h"
 #include "db.h"
 #include "error.h"
+#include "json_rendered.h"
 #include "order_json.h"
 #include "orders.h"
 #include "validate.h"
@@ -20,22 +21,24 @@ namespace {
 // page's ids are chosen first and looked up as `id = ANY (ARRAY(...))`, a
 // primary-key lookup in a generic plan too (see common/db.cc).
 // $1 tenant, $2 per_page, $3 offset, then the filters in the order status,
-// user_id. Columns: total (0), CA_ORDER_COLUMNS (1-9), user name and email
-// (10-11), address street and city (12-13), items_count (14).
-#define CA_ORDER_LIST(NAME, TOTAL, FILTER)                                        \
-  Statement {                                                                     \
-    NAME, "WITH total AS (" TOTAL                                                 \
-          ") "                                                                    \
-          "SELECT total.n, " CA_ORDER_COLUMNS                                     \
-          ", u.name, u.email, a.street, a.city, "                                 \
-          "  (SELECT count(*) FROM order_items i "                                \
-          "   WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) "            \
-          "FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id "      \
-          "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) " \
-          "ON o.tenant_id = $1 AND o.id = ANY (ARRAY("                            \
-          "  SELECT o.id FROM orders o WHERE o.tenant_id = $1" FILTER             \
-          "  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) "                            \
-          "ORDER BY o.id DESC"                                                    \
+// user_id. Columns: total, json (the order with items_count, sql/026; NULL
+// for a page past the end).
+#define CA_ORDER_LIST(NAME, TOTAL, FILTER)                                                    \
+  Statement {                                                                                 \
+    NAME, "WITH total AS (" TOTAL                                                           \
+          ") "                                                                              \
+          "SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN " CA_ORDER_JSON(        \
+              "NULL",                                                                       \
+              "(SELECT count(*) FROM order_items i "                                        \
+              " WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id)",                    \
+              "ca_order_user_json(u.id, u.name, u.email)",                                  \
+              "ca_order_address_json(false, a.id, a.street, a.city, NULL, NULL)") " END AS json " \
+          "FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id "                \
+          "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) "           \
+          "ON o.tenant_id = $1 AND o.id = ANY (ARRAY("                                      \
+          "  SELECT o.id FROM orders o WHERE o.tenant_id = $1" FILTER                       \
+          "  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) "                                      \
+          "ORDER BY o.id DESC" \
   }
 
 // The total without a user filter is the sum of the tenant's counter slots
@@ -113,20 +116,7 @@ Result<Response> orders_list(Ctx& ctx) {
   DbResult& r = read.rows;
   if (!r.ok()) return Error::database(r.error());
 
-  Json data = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    if (r->is_null(i, 1)) continue;  // the LEFT JOIN's empty page
-    Json order = order_json(r.rows(), i, 1);
-    json_add_int(order.get(), "items_count", r->int64(i, 14));
-    json_add(order.get(), "user", order_user_json(r->int64(i, 2), r->text(i, 10), r->text(i, 11)));
-    Json address = json_object();
-    json_add_int(address.get(), "id", r->int64(i, 4));
-    json_add_str(address.get(), "street", r->text(i, 12));
-    json_add_str(address.get(), "city", r->text(i, 13));
-    json_add(order.get(), "address", std::move(address));
-    json_append(data.get(), std::move(order));
-  }
-  return Response::success(200, nullptr, paginated(std::move(data), page, r->int64(0, 0)));
+  return Response::success(200, nullptr, json_rendered_page(r.rows(), page));
 }
 
 }  // namespace ca

@@ -2,7 +2,8 @@
 // completed, and pending | processing -> cancelled; completed and cancelled
 // are final. The order row is locked for the change, so two concurrent moves
 // are applied one after the other and the second is judged against the first
-// one's result. The change and its events commit together.
+// one's result. The change and its events commit together, in two round
+// trips with the session check (common/write.h).
 #include <string>
 #include <string_view>
 
@@ -13,21 +14,36 @@
 #include "order_json.h"
 #include "orders.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
 
-// Columns: status, user_id, total_amount, items_count. FOR NO KEY UPDATE: it
-// serialises status changes without blocking foreign-key checks on the order.
+// Column: status. FOR NO KEY UPDATE: it serialises status changes without
+// blocking foreign-key checks on the order.
 const Statement kLock{"orders_status_lock",
-                      "SELECT o.status, o.user_id, o.total_amount, "
-                      "  (SELECT count(*) FROM order_items i "
-                      "   WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id) "
-                      "FROM orders o WHERE o.tenant_id = $1 AND o.id = $2 FOR NO KEY UPDATE"};
+                      "SELECT o.status AS status FROM orders o "
+                      "WHERE o.tenant_id = $1 AND o.id = $2 FOR NO KEY UPDATE"};
 
-const Statement kSetStatus{"orders_status_set",
-                           "UPDATE orders SET status = $3, updated_at = now() "
-                           "WHERE tenant_id = $1 AND id = $2"};
+// $1 tenant, $2 order, $3 the new status, $4 the previous one. The change and
+// its events: order.status_changed, then order.completed or order.cancelled
+// when the new status is final (sql/026's payload).
+const Statement kSetStatus{
+    "orders_status_set",
+    "WITH o AS ("
+    "  UPDATE orders SET status = $3, updated_at = now() "
+    "  WHERE tenant_id = $1 AND id = $2 "
+    "  RETURNING tenant_id, id, user_id, status, total_amount), "
+    "c AS (SELECT count(*) AS items FROM order_items WHERE tenant_id = $1 AND order_id = $2), "
+    CA_EVENTS_CTE(
+        "SELECT o.tenant_id, t.type, "
+        "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items, t.previous)"
+        "  ::jsonb "
+        "FROM o CROSS JOIN c CROSS JOIN (VALUES (1, 'order.status_changed', $4::text), "
+        "                                       (2, 'order.' || $3::text, NULL)) "
+        "                               AS t (n, type, previous) "
+        "WHERE t.n = 1 OR $3::text IN ('completed', 'cancelled') ORDER BY t.n") " "
+    "SELECT count(*) AS changed FROM o"};
 
 bool transition_allowed(std::string_view from, std::string_view to) {
   if (from == "pending") return to == "processing" || to == "cancelled";
@@ -39,42 +55,39 @@ bool transition_allowed(std::string_view from, std::string_view to) {
 
 Result<Response> orders_update_status(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto status = in.str(
-      "status", {.required = true, .one_of = {"pending", "processing", "completed", "cancelled"}});
-  if (!errs.empty()) return Error::invalid(errs);
+  Field<std::string> status;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    status = in.str("status", {.required = true,
+                               .one_of = {"pending", "processing", "completed", "cancelled"}});
+  }
+  if (!body.ok() || !errs.empty()) {
+    // A token, tenant or membership refused comes before a bad body.
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    (void)who;
+    if (!body.ok()) return std::move(body.error());
+    return Error::invalid(errs);
+  }
 
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult locked = ctx.db.exec(kLock, {who.tenant_id, id});
-  if (!locked.ok()) return Error::database(locked.error());
-  if (locked->empty()) return Error::not_found("Order not found");
-  std::string previous = locked->str(0, 0);
+  // Round trip 1: the session check and the order, locked. 2: the change,
+  // its events, the order read back, COMMIT.
+  CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kLock, {who.tenant_id, id}}};
+         }));
+  int64_t tenant_id = w.who().tenant_id;
+  Rows& locked = w.check(0).rows();
+  if (locked.empty()) return Error::not_found("Order not found");
+  std::string previous = locked.str(0, "status");
   if (!transition_allowed(previous, status.value)) {
     errs.add("status", "The order cannot move from " + previous + " to " + status.value + ".");
     return Error::invalid(errs);
   }
-  DbResult set = ctx.db.exec(kSetStatus, {who.tenant_id, id, status.value});
-  if (!set.ok()) return Error::database(set.error());
-
-  Json event = order_event_json(id, locked->int64(0, 1), status.value, locked->text(0, 2),
-                                locked->int64(0, 3));
-  json_add_str(event.get(), "previous_status", previous);
-  DbResult changed = emit_event(ctx.db, who.tenant_id, "order.status_changed", event.get());
-  if (!changed.ok()) return Error::database(changed.error());
-  if (status.value == "completed" || status.value == "cancelled") {
-    Json final_event = order_event_json(id, locked->int64(0, 1), status.value, locked->text(0, 2),
-                                        locked->int64(0, 3));
-    DbResult emitted =
-        emit_event(ctx.db, who.tenant_id, "order." + status.value, final_event.get());
-    if (!emitted.ok()) return Error::database(emitted.error());
-  }
-  CA_TRY(order, order_load(ctx, who.tenant_id, id));
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
+  Queries writes{{&kSetStatus, {tenant_id, id, status.value, previous}},
+                 order_load_query(tenant_id, id)};
+  CA_TRY(done, w.commit(writes));
+  CA_TRY(order, order_from_result(done.back()));
   return Response::success(200, "Order status updated", std::move(order));
 }
 

@@ -1,18 +1,15 @@
-// `{message, member: {tenant_id, user_id, role, name, email}}`.
+// `{message, member}`: the answer of a role update and of an accepted
+// invitation. The member record is rendered by PostgreSQL (ca_member_json,
+// sql/030): `{tenant_id, user_id, role, name, email}`.
 #pragma once
 
-#include <string>
+#include <string_view>
 
 #include "http.h"
 
 namespace ca {
 
-Response member_response(int status, const char* message, int64_t tenant_id, int64_t user_id,
-                         const std::string& role, const std::string& name,
-                         const std::string& email);
-
-// The member record as events carry it.
-Json member_json(int64_t tenant_id, int64_t user_id, const std::string& role,
-                 const std::string& name, const std::string& email);
+// `member`: the rendered member record.
+Response member_response(int status, const char* message, std::string_view member);
 
 }  // namespace ca

@@ -5,9 +5,11 @@
 #include "db.h"
 #include "error.h"
 #include "events.h"
+#include "json_rendered.h"
 #include "member_json.h"
 #include "members.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -19,14 +21,23 @@ const Statement kCallerIsAdmin{
     "members_caller_is_admin",
     "SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 AND role = 'ADMIN'"};
 
-// Columns: name, email, current role (NULL when not a member), ADMIN count,
-// and whether the caller ($3) is still an ADMIN now that the tenant is locked.
+// The member record as JSON (DESIGN §4 "Team members", sql/030) of
+// `memberships m JOIN users u`.
+#define CA_MEMBER_JSON "ca_member_json(m.tenant_id, m.user_id, m.role, u.name, u.email) AS json"
+
+// The target user's role (NULL when not a member) and member record, the
+// record with the role $4 (`json_new`, NULL without one), the tenant's
+// ADMIN count, and whether the caller ($3) is still an ADMIN now that the
+// tenant is locked. No row when the user does not exist.
 const Statement kTarget{
     "members_target",
-    "SELECT u.name, u.email, m.role, "
-    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN'), "
+    "SELECT m.role, " CA_MEMBER_JSON
+    ", ca_member_json($1, u.id, $4::text, u.name, u.email) AS json_new, "
+    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN') "
+    "    AS admins, "
     "  EXISTS (SELECT 1 FROM memberships c "
     "          WHERE c.tenant_id = $1 AND c.user_id = $3 AND c.role = 'ADMIN') "
+    "    AS caller_is_admin "
     "FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND m.user_id = u.id "
     "WHERE u.id = $2"};
 
@@ -44,36 +55,47 @@ const Statement kRemove{
     "WHERE u.id IN (SELECT user_id FROM d) AND u.tenant_id = $1"};
 
 struct Target {
-  std::string name;
-  std::string email;
   std::string role;
+  std::string json;      // the member record, with `role`
+  std::string json_new;  // the member record with the new role, if any
   int64_t admins = 0;
 };
 
 }  // namespace
 
-Result<bool> lock_tenant_as_admin(Ctx& ctx, int64_t tenant_id, int64_t caller_id) {
-  DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
-  if (!lock.ok()) return Error::database(lock.error());
-  DbResult admin = ctx.db.exec(kCallerIsAdmin, {tenant_id, caller_id});
-  if (!admin.ok()) return Error::database(admin.error());
-  if (admin->empty()) return Error::forbidden("This action requires the ADMIN role");
+Queries lock_tenant_as_admin(int64_t tenant_id, int64_t caller_id) {
+  return Queries{{&kLockTenant, {tenant_id}}, {&kCallerIsAdmin, {tenant_id, caller_id}}};
+}
+
+Result<bool> still_admin(WriteTx& w, size_t first) {
+  if (w.check(first + 1).rows().empty()) {
+    return Error::forbidden("This action requires the ADMIN role");
+  }
   return true;
 }
 
 namespace {
 
-// Locks the tenant and loads the target: 403 when the caller stopped being an
-// ADMIN before the lock (a concurrent demotion), 404 no such user, 400 not a member.
-Result<Target> load_target(Ctx& ctx, int64_t tenant_id, int64_t user_id, int64_t caller_id) {
-  DbResult lock = ctx.db.exec(kLockTenant, {tenant_id});
-  if (!lock.ok()) return Error::database(lock.error());
-  DbResult r = ctx.db.exec(kTarget, {tenant_id, user_id, caller_id});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("User not found");
-  if (!r->boolean(0, 4)) return Error::forbidden("This action requires the ADMIN role");
-  if (r->is_null(0, 2)) return Error::bad_request("The user is not a member of this tenant");
-  return Target{r->str(0, 0), r->str(0, 1), r->str(0, 2), r->int64(0, 3)};
+// The checks of a membership change, sent with the session check
+// (common/write.h): the tenant locked, then the target (`new_role` for the
+// record it would have).
+Queries target_checks(int64_t tenant_id, int64_t user_id, const Principal& who,
+                      std::optional<std::string> new_role) {
+  return Queries{{&kLockTenant, {tenant_id}},
+                 {&kTarget, {tenant_id, user_id, who.user_id, std::move(new_role)}}};
+}
+
+// The target the checks loaded: 403 when the caller stopped being an ADMIN
+// before the lock (a concurrent demotion), 404 no such user, 400 not a member.
+Result<Target> read_target(WriteTx& w) {
+  Rows& r = w.check(1).rows();
+  if (r.empty()) return Error::not_found("User not found");
+  if (!r.boolean(0, "caller_is_admin")) {
+    return Error::forbidden("This action requires the ADMIN role");
+  }
+  if (r.is_null(0, "role")) return Error::bad_request("The user is not a member of this tenant");
+  return Target{r.str(0, "role"), r.str(0, "json"), r.opt_str(0, "json_new").value_or(""),
+                r.int64(0, "admins")};
 }
 
 Error last_admin() { return Error::bad_request("A tenant must keep at least one ADMIN"); }
@@ -83,50 +105,56 @@ Error last_admin() { return Error::bad_request("A tenant must keep at least one 
 Result<Response> members_update_role(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  CA_TRY(body, parse_json_object(ctx.req));
+  const Access access = Access::path_tenant(tenant_id, Role::kAdmin);
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
-  if (!errs.empty()) return Error::invalid(errs);
+  Field<std::string> role;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
+  }
+  if (!body.ok() || !errs.empty()) {
+    // A token, tenant or role refused comes before a bad body.
+    CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
+    (void)who;
+    if (!body.ok()) return std::move(body.error());
+    return Error::invalid(errs);
+  }
 
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
+  // Round trip 1: the session check, the tenant locked, the target. 2: the
+  // change, its event, COMMIT.
+  CA_TRY(w, WriteTx::begin(ctx, access, [&](const Principal& who) {
+           return target_checks(tenant_id, user_id, who, role.value);
+         }));
+  CA_TRY(target, read_target(w));
   if (target.role == role.value) {
     // The role it already has: a 200 that writes nothing and emits no event.
-    return member_response(200, "Role updated", tenant_id, user_id, role.value, target.name,
-                           target.email);
+    return member_response(200, "Role updated", target.json);
   }
   if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
-  DbResult set = ctx.db.exec(kSetRole, {tenant_id, user_id, role.value});
-  if (!set.ok()) return Error::database(set.error());
-  Json event = member_json(tenant_id, user_id, role.value, target.name, target.email);
-  json_add_str(event.get(), "previous_role", target.role);
-  DbResult emitted = emit_event(ctx.db, tenant_id, "member.role_updated", event.get());
-  if (!emitted.ok()) return Error::database(emitted.error());
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-  return member_response(200, "Role updated", tenant_id, user_id, role.value, target.name,
-                         target.email);
+  // Roles are ADMIN or MEMBER: nothing to escape.
+  const std::string previous = "\"" + target.role + "\"";
+  Json event = json_raw(json_object_with(target.json_new, {{"previous_role", previous}}));
+  CA_TRY(done, w.commit({{&kSetRole, {tenant_id, user_id, role.value}},
+                         event_query(tenant_id, "member.role_updated", event.get())}));
+  (void)done;
+  return member_response(200, "Role updated", target.json_new);
 }
 
 Result<Response> members_remove(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  CA_TRY(target, load_target(ctx, tenant_id, user_id, who.user_id));
+  // Round trip 1: the session check, the tenant locked, the target. 2: the
+  // removal, its event, COMMIT.
+  CA_TRY(w, WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin),
+                           [&](const Principal& who) {
+                             return target_checks(tenant_id, user_id, who, std::nullopt);
+                           }));
+  CA_TRY(target, read_target(w));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
-  DbResult removed = ctx.db.exec(kRemove, {tenant_id, user_id});
-  if (!removed.ok()) return Error::database(removed.error());
-  Json event = member_json(tenant_id, user_id, target.role, target.name, target.email);
-  DbResult emitted = emit_event(ctx.db, tenant_id, "member.removed", event.get());
-  if (!emitted.ok()) return Error::database(emitted.error());
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
+  CA_TRY(done, w.commit({{&kRemove, {tenant_id, user_id}},
+                         event_query(tenant_id, "member.removed", json_raw(target.json).get())}));
+  (void)done;
 
   Json out = json_object();
   json_add_str(out.get(), "message", "Team member removed");

@@ -3,17 +3,23 @@
 #include "auth.h"
 #include "db.h"
 #include "error.h"
+#include "json_rendered.h"
 #include "settings.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
 
-#define CA_TENANT_COLUMNS "t.id, t.name, t.settings::text, t.created_at, t.updated_at"
+// The Tenant as JSON (DESIGN §4 "Tenants", sql/030), with the caller's role
+// in the list of their tenants.
+#define CA_TENANT_JSON_WITH(role) \
+  "ca_tenant_json(t.id, t.name, t.settings, t.created_at, t.updated_at, " role ") AS json"
+#define CA_TENANT_JSON CA_TENANT_JSON_WITH("NULL")
 
 const Statement kList{"tenants_list",
-                      "SELECT " CA_TENANT_COLUMNS
-                      ", m.role FROM memberships m JOIN tenants t ON t.id = m.tenant_id "
+                      "SELECT " CA_TENANT_JSON_WITH("m.role")
+                      " FROM memberships m JOIN tenants t ON t.id = m.tenant_id "
                       "WHERE m.user_id = $1 ORDER BY t.id"};
 
 // One statement, so tenant, membership and the user's current tenant change together.
@@ -22,30 +28,19 @@ const Statement kCreate{
     "WITH t AS (INSERT INTO tenants (name) VALUES ($1) RETURNING *), "
     "m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM t), "
     "u AS (UPDATE users SET tenant_id = (SELECT id FROM t), updated_at = now() WHERE id = $2) "
-    "SELECT " CA_TENANT_COLUMNS " FROM t"};
+    "SELECT " CA_TENANT_JSON " FROM t"};
 
-const Statement kRead{"tenants_read",
-                      "SELECT " CA_TENANT_COLUMNS " FROM tenants t WHERE t.id = $1"};
+const Statement kRead{"tenants_read", "SELECT " CA_TENANT_JSON " FROM tenants t WHERE t.id = $1"};
 
-const Statement kTimezoneExists{"tenants_timezone_exists",
-                                "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1)"};
+const Statement kTimezoneExists{
+    "tenants_timezone_exists",
+    "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known"};
 
 // $2 name or NULL (keep), $3 keys to set, $4 keys to remove.
 const Statement kUpdate{"tenants_update",
                         "UPDATE tenants t SET name = COALESCE($2, t.name), "
                         "  settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now() "
-                        "WHERE t.id = $1 RETURNING " CA_TENANT_COLUMNS};
-
-Json tenant_json(const Rows& r, int row) {
-  Json t = json_object();
-  json_add_int(t.get(), "id", r.int64(row, 0));
-  json_add_str(t.get(), "name", r.text(row, 1));
-  Json settings = json_parse(r.text(row, 2));
-  json_add(t.get(), "settings", settings ? std::move(settings) : json_object());
-  json_add_str(t.get(), "created_at", r.text(row, 3));
-  json_add_str(t.get(), "updated_at", r.text(row, 4));
-  return t;
-}
+                        "WHERE t.id = $1 RETURNING " CA_TENANT_JSON};
 
 // A text[] literal of plain keys: each is quoted and escaped.
 std::string text_array(const std::vector<std::string>& items) {
@@ -68,27 +63,31 @@ Result<Response> tenants_list(Ctx& ctx) {
   CA_TRY(who, authenticate(ctx));
   DbResult r = ctx.db.exec(kList, {who.user_id});
   if (!r.ok()) return Error::database(r.error());
-  Json list = json_array();
-  for (int i = 0; i < r->size(); ++i) {
-    Json t = tenant_json(r.rows(), i);
-    json_add_str(t.get(), "role", r->text(i, 5));
-    json_append(list.get(), std::move(t));
-  }
   Json out = json_object();
-  json_add(out.get(), "tenants", std::move(list));
+  json_add(out.get(), "tenants", json_rendered_array(r.rows()));
   return Response::json(200, out);
 }
 
 Result<Response> tenants_create(Ctx& ctx) {
-  CA_TRY(who, authenticate(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto name = in.str("name", {.required = true, .trim = true, .max = 255});
-  if (!errs.empty()) return Error::invalid(errs);
-  DbResult r = ctx.db.exec(kCreate, {name.value, who.user_id});
-  if (!r.ok()) return Error::database(r.error());
-  return Response::json(201, tenant_json(r.rows(), 0));
+  Field<std::string> name;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    name = in.str("name", {.required = true, .trim = true, .max = 255});
+  }
+  if (!body.ok() || !errs.empty()) {
+    // A token refused comes before a bad body.
+    CA_TRY(who, authenticate(ctx));
+    (void)who;
+    if (!body.ok()) return std::move(body.error());
+    return Error::invalid(errs);
+  }
+  // The session check and the insert: one round trip (common/write.h).
+  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+           return Queries{{&kCreate, {name.value, who.user_id}}};
+         }));
+  return Response::json(201, json_rendered(w.results[0].rows(), 0));
 }
 
 Result<Response> tenants_read(Ctx& ctx) {
@@ -98,7 +97,7 @@ Result<Response> tenants_read(Ctx& ctx) {
   DbResult r = ctx.db.exec(kRead, {id});
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::not_found("Tenant not found");
-  return Response::json(200, tenant_json(r.rows(), 0));
+  return Response::json(200, json_rendered(r.rows(), 0));
 }
 
 Result<Response> tenants_update(Ctx& ctx) {
@@ -118,7 +117,7 @@ Result<Response> tenants_update(Ctx& ctx) {
   if (!patch.timezone.empty() && !errs.has("settings.timezone")) {
     DbResult tz = ctx.db.exec(kTimezoneExists, {patch.timezone});
     if (!tz.ok()) return Error::database(tz.error());
-    if (!tz->boolean(0, 0)) {
+    if (!tz->boolean(0, "known")) {
       errs.add("settings.timezone",
                "The settings.timezone field must be an IANA time zone such as Europe/Paris.");
     }
@@ -132,7 +131,7 @@ Result<Response> tenants_update(Ctx& ctx) {
   // Settings over the size limit once merged are a 422 (common/error.cc).
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::not_found("Tenant not found");
-  return Response::json(200, tenant_json(r.rows(), 0));
+  return Response::json(200, json_rendered(r.rows(), 0));
 }
 
 }  // namespace ca

@@ -3,9 +3,8 @@
 #include "auth.h"
 #include "db.h"
 #include "error.h"
-#include "page_rows.h"
+#include "json_rendered.h"
 #include "validate.h"
-#include "webhook_signature.h"
 #include "webhooks.h"
 
 namespace ca {
@@ -20,33 +19,15 @@ const Statement kList{
     "deliveries_list",
     "WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
     "), "
-    "page AS (SELECT id, webhook_id, event_id, event, url, status, attempts, "
-    "                CASE WHEN status = 'pending' THEN next_attempt_at END, "
-    "                last_attempt_at, response_status, error, created_at, "
-    "                delivered_at "
+    "page AS (SELECT id, "
+    "                ca_delivery_json(tenant_id, id, webhook_id, event_id, event, url, status, "
+    "                  attempts, CASE WHEN status = 'pending' THEN next_attempt_at END, "
+    "                  last_attempt_at, response_status, error, created_at, delivered_at) "
+    "                  AS json "
     "         FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
     "         ORDER BY id DESC LIMIT $4 OFFSET $5) "
-    "SELECT total.n, page.* FROM total LEFT JOIN page ON true ORDER BY page.id DESC"};
-
-Json delivery_json(int64_t tenant_id, const Rows& r, int row) {
-  Json d = json_object();
-  int64_t id = r.int64(row, 1);
-  json_add_int(d.get(), "id", id);
-  json_add_int(d.get(), "webhook_id", r.int64(row, 2));
-  json_add_int(d.get(), "event_id", r.int64(row, 3));
-  json_add_str(d.get(), "message_id", webhook_message_id(tenant_id, id));
-  json_add_str(d.get(), "event", r.text(row, 4));
-  json_add_str(d.get(), "url", r.text(row, 5));
-  json_add_str(d.get(), "status", r.text(row, 6));
-  json_add_int(d.get(), "attempts", r.int64(row, 7));
-  json_add_opt_str(d.get(), "next_attempt_at", r.opt_text(row, 8));
-  json_add_opt_str(d.get(), "last_attempt_at", r.opt_text(row, 9));
-  json_add_opt_int(d.get(), "response_status", r.opt_int64(row, 10));
-  json_add_opt_str(d.get(), "error", r.opt_text(row, 11));
-  json_add_str(d.get(), "created_at", r.text(row, 12));
-  json_add_opt_str(d.get(), "delivered_at", r.opt_text(row, 13));
-  return d;
-}
+    "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "
+    "ORDER BY page.id DESC"};
 
 }  // namespace
 
@@ -73,9 +54,7 @@ Result<Response> deliveries_list(Ctx& ctx) {
 
   DbResult r = ctx.db.exec(kList, {tenant_id, webhook_id, status, page.per_page, page.offset()});
   if (!r.ok()) return Error::database(r.error());
-  return Response::json(200, paginated_rows(r.rows(), page, [&](const Rows& rows, int i) {
-                          return delivery_json(tenant_id, rows, i);
-                        }));
+  return Response::json(200, json_rendered_page(r.rows(), page));
 }
 
 }  // namespace ca

@@ -6,30 +6,35 @@
 #include "config.h"
 #include "db.h"
 #include "error.h"
+#include "json_rendered.h"
 #include "log.h"
 #include "net_guard.h"
 #include "page_rows.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
+#include "write.h"
 
 namespace ca {
 namespace {
 
-#define CA_WEBHOOK_COLUMNS "id, url, events::text, description, is_active, created_at"
+// The subscription as JSON (DESIGN §4 "Webhooks", sql/030), without its secret.
+#define CA_WEBHOOK_JSON \
+  "ca_webhook_json(id, url, events, description, is_active, created_at) AS json"
 
 const Statement kCreate{"webhooks_create",
                         "INSERT INTO webhooks (tenant_id, url, events, secret, description) "
-                        "VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING " CA_WEBHOOK_COLUMNS};
+                        "VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING " CA_WEBHOOK_JSON};
 
 // The page and the total in one round trip; deleted subscriptions are gone.
 const Statement kList{"webhooks_list",
                       "WITH total AS (SELECT count(*) AS n FROM webhooks "
                       "               WHERE tenant_id = $1 AND deleted_at IS NULL), "
-                      "page AS (SELECT " CA_WEBHOOK_COLUMNS
+                      "page AS (SELECT id, " CA_WEBHOOK_JSON
                       " FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL "
                       "         ORDER BY id LIMIT $2 OFFSET $3) "
-                      "SELECT total.n, page.* FROM total LEFT JOIN page ON true ORDER BY page.id"};
+                      "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "
+                      "ORDER BY page.id"};
 
 // Deactivates the subscription and, in the same statement, ends its pending
 // deliveries that no worker holds. A delivery a worker holds (live lease) is
@@ -43,21 +48,9 @@ const Statement kDelete{
     "      FROM w WHERE d.tenant_id = w.tenant_id AND d.webhook_id = w.id "
     "       AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now()) "
     "      RETURNING d.id) "
-    "SELECT (SELECT count(*) FROM d) FROM w"};
+    "SELECT (SELECT count(*) FROM d) AS ended FROM w"};
 
 constexpr size_t kMaxDescription = 500;
-
-Json webhook_json(const Rows& r, int row, int first_col) {
-  Json w = json_object();
-  json_add_int(w.get(), "id", r.int64(row, first_col));
-  json_add_str(w.get(), "url", r.text(row, first_col + 1));
-  Json events = json_parse(r.text(row, first_col + 2));
-  json_add(w.get(), "events", events ? std::move(events) : json_array());
-  json_add_opt_str(w.get(), "description", r.opt_text(row, first_col + 3));
-  json_add_bool(w.get(), "is_active", r.boolean(row, first_col + 4));
-  json_add_str(w.get(), "created_at", r.text(row, first_col + 5));
-  return w;
-}
 
 // `events`: a non-empty array of distinct known types (or "*"). Item errors
 // use dotted keys (events.1), like the nested fields of other bodies.
@@ -121,8 +114,9 @@ void check_url(const Ctx& ctx, const Field<std::string>& url, FieldErrors& errs)
 
 Result<Response> webhooks_create(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
+  // Round trip 1: the session check, so that only an ADMIN of the tenant
+  // gets the URL's host resolved (check_url). 2: the insert, COMMIT.
+  CA_TRY(w, WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin)));
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
   BodyReader in(body.get(), errs);
@@ -136,30 +130,20 @@ Result<Response> webhooks_create(Ctx& ctx) {
   std::optional<std::string> desc;
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::string secret = webhook_secret_generate();
-  DbResult r = ctx.db.exec(kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc});
-  if (!r.ok()) return Error::database(r.error());
-  Json out = webhook_json(r.rows(), 0, 0);
-  // The secret is shown here only; lists never include it.
-  json_add_str(out.get(), "secret", secret);
-  return Response::json(201, out);
+  CA_TRY(done,
+         w.commit({{&kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc}}}));
+  Rows& r = done[0].rows();
+  // The secret is shown here only; lists never include it. It is base64
+  // after a prefix: nothing in it needs escaping.
+  const std::string quoted = "\"" + secret + "\"";
+  return Response::json(201, json_raw(json_object_with(r.text(0, "json"), {{"secret", quoted}})));
 }
 
-Result<Response> webhooks_list(Ctx& ctx) {
-  int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15));
-  DbResult r = ctx.db.exec(kList, {tenant_id, page.per_page, page.offset()});
-  if (!r.ok()) return Error::database(r.error());
-  return Response::json(200, paginated_rows(r.rows(), page, [](const Rows& rows, int i) {
-                          return webhook_json(rows, i, 1);
-                        }));
-}
+Result<Response> webhooks_list(Ctx& ctx) { return path_tenant_page(ctx, kList, Role::kAdmin); }
 
 Result<Response> webhooks_delete(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
+  const Access access = Access::path_tenant(tenant_id, Role::kAdmin);
   FieldErrors errs;
   std::optional<std::string> id_text = ctx.req.query_param("id");
   int64_t id = id_text ? parse_id(*id_text) : 0;
@@ -168,11 +152,17 @@ Result<Response> webhooks_delete(Ctx& ctx) {
   } else if (id == 0) {
     errs.add("id", "The id field must be a positive integer.");
   }
-  if (!errs.empty()) return Error::invalid(errs);
-
-  DbResult r = ctx.db.exec(kDelete, {tenant_id, id});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("Webhook not found");
+  if (!errs.empty()) {
+    // A token, tenant or role refused comes before a bad id.
+    CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
+    (void)who;
+    return Error::invalid(errs);
+  }
+  // The session check and the delete: one round trip (common/write.h).
+  CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
+           return Queries{{&kDelete, {tenant_id, id}}};
+         }));
+  if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");
   Json out = json_object();
   json_add_str(out.get(), "message", "Webhook deleted");
   return Response::json(200, out);

@@ -197,10 +197,10 @@ TEST(StructuredLogs, AJsonHandlerWritesOneLinePerRequestWithItsRouteAndWho) {
 
   Json line = json_line_with(handler.log(), "\"request_id\":\"" + id + "\"");
   ASSERT_TRUE(line);
-  EXPECT_EQ(
-      json_keys(line.get()),
-      (std::vector<std::string>{"db_ms", "duration_ms", "level", "message", "method", "program",
-                                "request_id", "route", "status", "tenant_id", "time", "user_id"}))
+  EXPECT_EQ(json_keys(line.get()),
+            (std::vector<std::string>{"db_ms", "db_round_trips", "duration_ms", "level", "message",
+                                      "method", "program", "request_id", "route", "status",
+                                      "tenant_id", "time", "user_id"}))
       << json_dump(line.get());
   EXPECT_TRUE(is_utc_millis(json_get(line.get(), "time"))) << json_dump(line.get());
   EXPECT_EQ(json_get_str(line.get(), "level").value_or(""), "info");
@@ -328,6 +328,102 @@ TEST(StructuredLogs, NoPasswordTokenSecretOrWebhookUrlInAnyLog) {
       EXPECT_EQ(text.find(secret), std::string::npos) << file << " holds " << secret;
     }
   }
+}
+
+// --- Round trips to PostgreSQL (issue 28) ------------------------------------------
+
+// The db_round_trips of the request line with that request id (-1: none).
+int64_t round_trips(const OwnHandler& handler, const std::string& request_id) {
+  Json line = json_line_with(handler.log(), "\"request_id\":\"" + request_id + "\"");
+  if (!line) return -1;
+  return json_get_int(line.get(), "db_round_trips").value_or(-1);
+}
+
+// POSTs `body` as nginx would; the answer's status line.
+std::string post(const OwnHandler& handler, const std::string& uri, const std::string& token,
+                 const std::string& request_id, const std::string& body,
+                 const std::map<std::string, std::string>& params = {}) {
+  return handler
+      .call({.method = "POST",
+             .uri = uri,
+             .token = token,
+             .body = body,
+             .request_id = request_id,
+             .params = params})
+      .status;
+}
+
+// A tenant with a MEMBER who has an address, and a product.
+struct OrderShop {
+  int64_t tenant = 0;
+  TestUser buyer;
+  std::string body;  // an order of two items
+};
+
+OrderShop order_shop() {
+  OrderShop s;
+  std::string admin = admin_token();
+  s.tenant = create_tenant(admin, unique("trips"));
+  s.buyer = add_user(admin, s.tenant, "MEMBER");
+  HttpResponse address =
+      http("POST", "/api/v2/admin/addresses",
+           {.token = s.buyer.token,
+            .body = R"({"street":"Main 1","city":"Berlin","country":"DE","postal_code":"10115"})"});
+  EXPECT_EQ(address.status, 201) << address.body;
+  HttpResponse product = http(
+      "POST", "/api/v2/admin/products",
+      {.token = admin, .tenant = to_string(s.tenant), .body = R"({"name":"Shirt","price":4.5})"});
+  EXPECT_EQ(product.status, 201) << product.body;
+  std::string item =
+      R"({"product_id":)" + to_string(product.integer("id")) + R"(,"qty":1,"amount":4.5})";
+  s.body = R"({"address_id":)" + to_string(address.integer("id")) +
+           R"(,"payment_type":1,"total_amount":9,"order_items":[)" + item + "," + item + "]}";
+  return s;
+}
+
+// POST /orders in at most three round trips, the session check included
+// (common/write.h): one without an Idempotency-Key (the check and the one
+// statement that checks and writes the order, its items and its event); with
+// a key three (BEGIN, check and claim; the order; the answer and COMMIT), and
+// two for a replay. Counted by the handler (Db) for its request line.
+TEST(RoundTrips, PostOrdersTakesOneRoundTripAndThreeWithAnIdempotencyKey) {
+  OrderShop s = order_shop();
+  OwnHandler handler("commerce-admin-orders", "trips-test", {{"LOG_FORMAT", "json"}});
+  const std::string kUri = "/api/v2/admin/orders";
+  std::map<std::string, std::string> tenant{{"HTTP_X_TENANT_ID", to_string(s.tenant)}};
+  // The handler's first request opens its connection.
+  ASSERT_EQ(post(handler, kUri, s.buyer.token, unique("warm"), s.body, tenant),
+            "Status: 201 Created");
+
+  std::string plain = unique("order");
+  ASSERT_EQ(post(handler, kUri, s.buyer.token, plain, s.body, tenant), "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, plain), 1);
+
+  std::map<std::string, std::string> keyed = tenant;
+  keyed["HTTP_IDEMPOTENCY_KEY"] = unique("key");
+  std::string first = unique("keyed");
+  ASSERT_EQ(post(handler, kUri, s.buyer.token, first, s.body, keyed), "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, first), 3);
+  std::string replay = unique("replay");
+  ASSERT_EQ(post(handler, kUri, s.buyer.token, replay, s.body, keyed), "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, replay), 2);
+  EXPECT_EQ(sql("SELECT count(*) FROM orders WHERE tenant_id = " + to_string(s.tenant)),
+            std::vector<std::string>{"3"});
+
+  // A status change looks at the order first: the check and the lock; the
+  // change, its events, the order read back and COMMIT.
+  std::string order = sql("SELECT max(id) FROM orders WHERE tenant_id = " + to_string(s.tenant))[0];
+  std::string status = unique("status");
+  ASSERT_EQ(post(handler, kUri + "/" + order + "/status", s.buyer.token, status,
+                 R"({"status":"processing"})", tenant),
+            "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, status), 2);
+  // An address: the check and the insert.
+  std::string address = unique("address");
+  ASSERT_EQ(post(handler, "/api/v2/admin/addresses", s.buyer.token, address,
+                 R"({"street":"Side 2","city":"Bonn","country":"DE","postal_code":"53111"})"),
+            "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, address), 1);
 }
 
 // --- metrics (item 2) ---------------------------------------------------------------

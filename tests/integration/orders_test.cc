@@ -464,7 +464,8 @@ TEST(OrderCreate, AProductDeletedDuringTheCreateIsRefused) {
   std::future<HttpResponse> created = std::async(std::launch::async, [&] {
     return post_order(s, order_body(s.address, "2", {item(s.product, 1, "2")}));
   });
-  bool waiting = wait_for_lock_wait("SELECT id FROM products WHERE tenant_id = $1%FOR SHARE");
+  // The order's one statement (common/write.h), at its products check.
+  bool waiting = wait_for_lock_wait("WITH a AS (%FROM products%FOR SHARE%");
   // EXPECT, not ASSERT: the order must be waited for before `conn` goes away.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the order never waited for the deletion";
@@ -474,6 +475,65 @@ TEST(OrderCreate, AProductDeletedDuringTheCreateIsRefused) {
       r, R"({"success":false,"errors":{)"
          R"("order_items.0.product_id":["The selected order_items.0.product_id is invalid."]}})");
   EXPECT_EQ(counts(s.tenant), before);
+}
+
+// A write goes to PostgreSQL with the session check in front of it
+// (common/write.h): for a caller who is not a member, or whose session is
+// over (logged out), the check stops the round trip before the write is
+// parsed or run. Proven with the tables locked: a write that ran would wait.
+TEST(OrderCreate, ANonMembersOrALoggedOutWriteIsNeverRun) {
+  using namespace std::chrono_literals;
+  Shop s = open_shop();
+  int64_t order = place(s);
+  TestUser outsider = add_user(s.admin, create_tenant(s.admin, unique("outsider")), "ADMIN");
+  TestUser former = add_user(s.admin, s.tenant, "MEMBER");
+  int64_t former_address = create_address(former.token);
+  ASSERT_EQ(http("POST", "/api/v2/admin/logout", {.token = former.token}).status, 200);
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(),
+                      "LOCK TABLE products, orders, order_items, addresses, events "
+                      "IN ACCESS EXCLUSIVE MODE"));
+  std::string body = order_body(s.address, "2", {item(s.product, 1, "2")});
+  std::string status = kOrders + "/" + to_string(order) + "/status";
+  std::future<std::vector<HttpResponse>> refused = std::async(std::launch::async, [&] {
+    std::vector<HttpResponse> out;
+    for (int round = 0; round < 3; ++round) {
+      out.push_back(post_order(s, body, outsider.token));
+      out.push_back(
+          post_order(s, order_body(former_address, "2", {item(s.product, 1, "2")}), former.token));
+      out.push_back(http("POST", status,
+                         {.token = outsider.token,
+                          .tenant = s.tenant_str(),
+                          .body = R"({"status":"processing"})"}));
+      out.push_back(http(
+          "POST", status,
+          {.token = former.token, .tenant = s.tenant_str(), .body = R"({"status":"processing"})"}));
+    }
+    return out;
+  });
+  bool answered = refused.wait_for(20s) == std::future_status::ready;
+  // The lock is real: a member's order waits for it.
+  std::future<HttpResponse> member =
+      std::async(std::launch::async, [&] { return post_order(s, body); });
+  bool member_waited = wait_for_lock_wait("WITH a AS (%");
+  // EXPECT, not ASSERT: the requests must be waited for before `conn` goes away.
+  EXPECT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
+  EXPECT_TRUE(answered) << "a refused write waited for the tables: it was run";
+  EXPECT_TRUE(member_waited);
+  std::vector<HttpResponse> answers = refused.get();
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (i % 2 == 0) {
+      EXPECT_EQ(answers[i].status, 403);
+      EXPECT_EQ(answers[i].body, R"({"error":"You are not a member of this tenant"})");
+    } else {
+      EXPECT_TRUE(is_unauthenticated(answers[i])) << answers[i].status << " " << answers[i].body;
+    }
+  }
+  EXPECT_EQ(member.get().status, 201);
+  EXPECT_EQ(count("SELECT count(*) FROM orders WHERE tenant_id = " + s.tenant_str()), 2);
+  EXPECT_EQ(first(sql("SELECT status FROM orders WHERE id = " + to_string(order))), "pending");
 }
 
 // Drops the test trigger and its function whatever happens in the test.

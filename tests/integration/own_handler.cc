@@ -76,6 +76,7 @@ OwnAnswer OwnHandler::call(const OwnCall& request) const {
       {"HTTP_AUTHORIZATION", "Bearer " + request.token}};
   if (!request.body.empty()) params.emplace_back("CONTENT_TYPE", "application/json");
   if (!request.request_id.empty()) params.emplace_back("REQUEST_ID", request.request_id);
+  for (const auto& [name, value] : request.params) params.emplace_back(name, value);
   std::string encoded;
   for (const auto& [name, value] : params) {
     encoded += fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;

@@ -24,6 +24,8 @@ struct OwnCall {
   std::string token{};
   std::string body{};
   std::string request_id{};  // REQUEST_ID param, as nginx sets it; none when empty
+  // More FastCGI parameters (HTTP_X_TENANT_ID, HTTP_IDEMPOTENCY_KEY, ...).
+  std::map<std::string, std::string> params{};
 };
 
 struct OwnAnswer {

@@ -249,6 +249,27 @@ TEST(TenantsTest, SettingsAreShallowMergedAndNullRemovesAKey) {
   EXPECT_TRUE(json_eq(read.json.get(), both.body));
 }
 
+// Settings are stored as jsonb, which keeps a number as a numeric and writes
+// it out in full (1e300 as 301 digits, 0.00001 as such); they come back as
+// the API has always printed them (cJSON's form, sql/030 ca_json_number):
+// the exponent form below 1e-4 and from 1e15, 17 digits where 15 do not
+// keep the double, members in jsonb's order (by length, then bytes), no spaces.
+TEST(TenantsTest, SettingsNumbersComeBackInTheirJsonForm) {
+  std::string admin = admin_token();
+  int64_t t = create_tenant(admin, unique("Numbers"));
+  HttpResponse r = update(admin, t,
+                          R"({"settings":{"big":1e300,"small":0.00001,"third":0.3333333333333333,
+                              "x":1.5e15,"n":-42,"i":2147483648,"neg":-2.5e-7,"half":2.50,
+                              "list":[1e-5,{"deep":1e21}]}})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const std::string settings =
+      R"("settings":{"i":2147483648,"n":-42,"x":1.5e+15,"big":1e+300,"neg":-2.5e-07,"half":2.5,)"
+      R"("list":[1e-05,{"deep":1e+21}],"small":1e-05,"third":0.33333333333333331})";
+  EXPECT_NE(r.body.find(settings), std::string::npos) << r.body;
+  HttpResponse read = http("GET", tenant_path(t), {.token = admin});
+  EXPECT_NE(read.body.find(settings), std::string::npos) << read.body;
+}
+
 TEST(TenantsTest, KnownSettingsAreValidated) {
   std::string admin = admin_token();
   int64_t t = create_tenant(admin, unique("Validated"));

@@ -1,5 +1,6 @@
 #include "db.h"
 
+#include <poll.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -385,6 +386,7 @@ std::vector<DbResult> Db::begin_request(const std::vector<Query>& queries) {
   // Prepared once per connection like any statement: the extended protocol
   // takes transaction control too.
   static const Statement kBegin{"ca_request_begin", "BEGIN"};
+  drop_if_closed();
   std::vector<Query> all;
   all.reserve(queries.size() + 1);
   all.push_back({&kBegin, {}});
@@ -450,7 +452,17 @@ std::vector<DbResult> Db::commit_request_results(const std::vector<Query>& queri
   return r;
 }
 
+void Db::drop_if_closed() {
+  if (conn_ == nullptr || tx_open_) return;
+  // An idle connection is sent nothing (no LISTEN here): anything to read,
+  // the server's FATAL "terminating connection" included (libpq still calls
+  // the connection good until it reads the end of file), means it is gone.
+  pollfd p{PQsocket(conn_), POLLIN, 0};
+  if (poll(&p, 1, 0) != 0) disconnect();
+}
+
 std::vector<DbResult> Db::write_pipeline(const std::vector<Query>& queries) {
+  drop_if_closed();
   if (deadline_ - std::chrono::steady_clock::now() <
       std::chrono::milliseconds(statement_timeout_ms_)) {
     std::vector<DbResult> out;

@@ -264,6 +264,12 @@ class Db {
   std::vector<DbResult> run_pipeline(const std::vector<Query>& queries);
   DbResult check(PGresult* raw);
   void disconnect();
+  // Before a write that is never retried: a connection the server closed
+  // while it sat idle (a restart) has its FATAL message and end of file
+  // waiting to be read; it is dropped here, without sending anything, so
+  // the write goes out on a new connection. (Reads find out by failing and
+  // are retried.) One poll() of the socket.
+  void drop_if_closed();
 
   friend class Transaction;
 

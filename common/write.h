@@ -39,6 +39,12 @@
 // anywhere rolls everything back; nothing half-written. There is no session
 // cache: a logout or a deactivation holds on the very next request.
 //
+// A request refused before it gets here (a body that is not JSON, fields
+// that fail) must still answer 401/400/403 first: on that path call
+// authenticate_tenant_header() or authenticate() (auth.h), then return the
+// refusal, as orders_create() does. A write's own failure comes back as
+// Error::database() (error.h), rendered in the route's style.
+//
 // The queries are built by a function of the caller (`who.user_id`,
 // `who.tenant_id`, from the token and the request) before the check has run;
 // they only run if it passes. Nothing here is shared between threads: a

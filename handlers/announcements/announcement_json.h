@@ -8,9 +8,6 @@
 // view is stored with the row (announcements.active_json, sql/016).
 #pragma once
 
-#include "db.h"
-#include "json.h"
-
 #define CA_ANNOUNCEMENT_JSON_VIEW(all_fields)                                                     \
   "ca_announcement_json(" all_fields                                                              \
   ", a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, "            \
@@ -23,18 +20,3 @@
 // The paginated list: without push_title, push_body, push_data,
 // target_type, target_value, push_error and attachment_metadata.
 #define CA_ANNOUNCEMENT_LIST_JSON CA_ANNOUNCEMENT_JSON_VIEW("false")
-
-// For the worker (handlers/worker/announcements_tasks.cc) until it reads
-// by name: its statement selects CA_ANNOUNCEMENT_COLUMNS and reads
-// kColTenantId and announcement_json(). New code selects
-// CA_ANNOUNCEMENT_JSON and reads the columns by name.
-#define CA_ANNOUNCEMENT_COLUMNS "a.tenant_id, " CA_ANNOUNCEMENT_JSON
-
-namespace ca {
-
-enum WorkerAnnouncementColumn { kColTenantId = 0 };
-
-// The `json` column of `row`: the announcement, every field.
-Json announcement_json(const Rows& rows, int row);
-
-}  // namespace ca

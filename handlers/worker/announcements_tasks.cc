@@ -28,6 +28,7 @@
 #include "../announcements/announcement_json.h"
 #include "events.h"
 #include "json.h"
+#include "json_rendered.h"
 #include "jwt.h"
 #include "log.h"
 #include "push_gateway.h"
@@ -64,7 +65,7 @@ const Statement kPublishDue{
     "a AS (UPDATE announcements x SET status = 'published', published_at = now(), "
     "        updated_at = now() "
     "      FROM due WHERE x.tenant_id = $2 AND x.id = due.id RETURNING x.*) "
-    "SELECT " CA_ANNOUNCEMENT_COLUMNS " FROM a JOIN users u ON u.id = a.created_by"};
+    "SELECT a.tenant_id, " CA_ANNOUNCEMENT_JSON " FROM a JOIN users u ON u.id = a.created_by"};
 
 // Pending pushes of announcements that expired before they went out.
 const Statement kPushExpired{
@@ -117,13 +118,14 @@ const Statement kPushClaim{
     "UPDATE announcements x SET push_status = 'sending', push_claim = $3::uuid, "
     "  push_lease_until = now() + make_interval(secs => $1) "
     "FROM c WHERE x.tenant_id = $2 AND x.id = c.id "
-    "RETURNING x.tenant_id, x.id, x.push_claim::text, COALESCE(x.push_title, x.title), "
-    "  COALESCE(x.push_body, x.summary), x.push_data::text, x.topic, x.target_type, "
+    "RETURNING x.tenant_id, x.id, x.push_claim::text AS claim, "
+    "  COALESCE(x.push_title, x.title) AS title, COALESCE(x.push_body, x.summary) AS body, "
+    "  x.push_data::text AS data, x.topic, x.target_type, "
     "  CASE WHEN x.target_type = 'users' THEN "
     "    (SELECT string_agg(t.id::text, ',' ORDER BY t.n) "
     "     FROM unnest(string_to_array(x.target_value, ',')::bigint[]) WITH ORDINALITY t(id, n) "
     "     JOIN memberships m ON m.tenant_id = x.tenant_id AND m.user_id = t.id) "
-    "  ELSE x.target_value END"};
+    "  ELSE x.target_value END AS target_value"};
 
 // $1 tenant, $2 id, $3 claim, $4 outcome, $5 error or NULL.
 // Two statements, not one with `CASE WHEN success THEN now()`: Citus
@@ -154,10 +156,11 @@ int publish_batch(Db& db, int64_t tenant_id) {
     log_error("publishing scheduled announcements: %s", due.error().message.c_str());
     return -1;
   }
+  const Col tenant = due->col("tenant_id");
   for (int i = 0; i < due->size(); ++i) {
-    Json record = announcement_json(due.rows(), i);
+    Json record = json_rendered(due.rows(), i);
     DbResult emitted =
-        emit_event(db, due->int64(i, kColTenantId), "announcement.published", record.get());
+        emit_event(db, due->int64(i, tenant), "announcement.published", record.get());
     if (!emitted.ok()) {
       log_error("announcement.published event: %s", emitted.error().message.c_str());
       return -1;
@@ -185,26 +188,27 @@ std::string tenant_topic(int64_t tenant_id, std::string_view topic) {
 // still reaches only this tenant's audience; `users` ids are members of the
 // tenant (kPushClaim) and go as they are.
 std::string push_body(const Rows& r) {
-  int64_t tenant_id = r.int64(0, 0);
+  int64_t tenant_id = r.int64(0, "tenant_id");
   Json body = json_object();
   cJSON* o = body.get();
-  json_add_str(o, "title", r.text(0, 3));
-  json_add_str(o, "body", r.text(0, 4));
-  Json data = r.is_null(0, 5) ? nullptr : json_parse(r.text(0, 5));
+  json_add_str(o, "title", r.text(0, "title"));
+  json_add_str(o, "body", r.text(0, "body"));
+  Json data = r.is_null(0, "data") ? nullptr : json_parse(r.text(0, "data"));
   json_add(o, "data", data ? std::move(data) : json_object());
   std::optional<std::string> topic;
-  if (std::optional<std::string_view> t = r.opt_text(0, 6)) topic = tenant_topic(tenant_id, *t);
+  if (std::optional<std::string_view> t = r.opt_text(0, "topic"))
+    topic = tenant_topic(tenant_id, *t);
   json_add_opt_str(o, "topic", topic);
-  std::string_view target_type = r.text(0, 7);
+  std::string_view target_type = r.text(0, "target_type");
   std::optional<std::string> target_value;
   if (target_type == "all") {
     target_value = "tenant_" + std::to_string(tenant_id);
-  } else if (std::optional<std::string_view> v = r.opt_text(0, 8)) {
+  } else if (std::optional<std::string_view> v = r.opt_text(0, "target_value")) {
     target_value = target_type == "topic" ? tenant_topic(tenant_id, *v) : std::string(*v);
   }
   json_add_str(o, "target_type", target_type);
   json_add_opt_str(o, "target_value", target_value);
-  json_add_int(o, "announcement_id", r.int64(0, 1));
+  json_add_int(o, "announcement_id", r.int64(0, "id"));
   json_add_int(o, "tenant_id", tenant_id);
   return json_dump(o);
 }
@@ -218,11 +222,11 @@ int push_one(Db& db, const Config& config, int lease_seconds, int64_t tenant_id_
     return -1;
   }
   if (claim->empty()) return 0;
-  int64_t tenant_id = claim->int64(0, 0);
-  int64_t id = claim->int64(0, 1);
+  int64_t tenant_id = claim->int64(0, "tenant_id");
+  int64_t id = claim->int64(0, "id");
   auto started = std::chrono::steady_clock::now();
   PushOutcome outcome;
-  if (claim->str(0, 7) == "users" && claim->is_null(0, 8)) {
+  if (claim->text(0, "target_type") == "users" && claim->is_null(0, "target_value")) {
     outcome.error = "no target user is a member of the tenant any more";
   } else {
     outcome = push_gateway_send(config, push_body(claim.rows()));
@@ -245,9 +249,9 @@ int push_one(Db& db, const Config& config, int lease_seconds, int64_t tenant_id_
   }
   std::optional<std::string> error;
   if (!outcome.delivered) error = outcome.error.substr(0, 1000);
-  DbResult done =
-      db.exec(outcome.delivered ? kPushDone : kPushFailed,
-              {tenant_id, id, claim->str(0, 2), outcome.delivered ? "success" : "failed", error});
+  DbResult done = db.exec(
+      outcome.delivered ? kPushDone : kPushFailed,
+      {tenant_id, id, claim->str(0, "claim"), outcome.delivered ? "success" : "failed", error});
   if (!done.ok()) {
     log_error("recording a push: %s", done.error().message.c_str());
     return -1;
@@ -273,7 +277,7 @@ int task_publish_scheduled(Db& db, const Config&) {
     if (tenants->empty()) break;
     int round = 0;  // none: the due rows are locked by another worker's batch
     for (int i = 0; i < tenants->size() && total < kPublishMaxPerPass; ++i) {
-      int64_t tenant_id = tenants->int64(i, 0);
+      int64_t tenant_id = tenants->int64(i, "tenant_id");
       int n = publish_batch(db, tenant_id);
       if (n < 0) return -1;
       total += n;
@@ -315,7 +319,7 @@ int task_send_push(Db& db, const Config& config) {
     for (int i = 0; i < tenants->size() && sent < kPushMaxPerPass &&
                     std::chrono::steady_clock::now() < deadline;
          ++i) {
-      int64_t tenant_id = tenants->int64(i, 0);
+      int64_t tenant_id = tenants->int64(i, "tenant_id");
       int n = push_one(db, config, lease_seconds, tenant_id);
       if (n < 0) return -1;
       g_last_push_tenant = tenant_id;

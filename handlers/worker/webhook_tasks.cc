@@ -167,7 +167,7 @@ const Statement kRecordDelivered{
     "  response_status = $4, error = NULL, lease_until = NULL "
     "FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
     "  AND d.tenant_id = $1 AND d.id = $2 AND d.lease_until = $3::timestamptz "
-    "RETURNING d.webhook_id, w.failing_since IS NOT NULL"};
+    "RETURNING d.webhook_id, w.failing_since IS NOT NULL AS was_failing"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status or NULL, $5 error,
 // $6 delay in ms, $7 max attempts. A subscription deleted meanwhile is not
@@ -183,7 +183,7 @@ const Statement kRecordFailed{
     "  next_attempt_at = now() + make_interval(secs => $6::float8 / 1000), lease_until = NULL "
     "FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
     "  AND d.tenant_id = $1 AND d.id = $2 AND d.lease_until = $3::timestamptz "
-    "RETURNING d.status, d.webhook_id, w.failing_since IS NOT NULL"};
+    "RETURNING d.status, d.webhook_id, w.failing_since IS NOT NULL AS was_failing"};
 
 // A subscription is failing from its first failed attempt until a delivery
 // succeeds ($1 tenant, $2 webhook). Written only when that changes, and as
@@ -328,8 +328,8 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
                 done.error().message.c_str());
     } else if (done->empty()) {
       log_warn("webhook %s: delivered, but the lease had passed to another worker", msg_id.c_str());
-    } else if (done->boolean(0, 1)) {
-      set_failing(db, c.tenant_id, done->int64(0, 0), false);
+    } else if (done->boolean(0, "was_failing")) {
+      set_failing(db, c.tenant_id, done->int64(0, "webhook_id"), false);
     }
     return;
   }
@@ -352,8 +352,10 @@ void record(Db& db, const Config& config, const Claimed& c, const WebhookRespons
     log_warn("webhook %s: attempt %d failed (%s); the lease had passed to another worker",
              msg_id.c_str(), c.attempt, r.error.c_str());
   } else {
-    if (!done->boolean(0, 2)) set_failing(db, c.tenant_id, done->int64(0, 1), true);
-    log_outcome(c, r, done->text(0, 0) == "failed", delay_ms);
+    if (!done->boolean(0, "was_failing")) {
+      set_failing(db, c.tenant_id, done->int64(0, "webhook_id"), true);
+    }
+    log_outcome(c, r, done->text(0, "status") == "failed", delay_ms);
   }
 }
 
@@ -431,24 +433,25 @@ class Delivery {
       return false;
     }
     for (int i = 0; i < found->size(); ++i) {
-      int64_t tenant_id = found->int64(i, 0), id = found->int64(i, 1);
-      int attempts = static_cast<int>(found->int64(i, 2));
+      int64_t tenant_id = found->int64(i, "tenant_id"), id = found->int64(i, "id");
+      int attempts = static_cast<int>(found->int64(i, "attempts"));
       bool last = attempts >= config_.webhook_max_attempts;
       int64_t delay_ms = next_attempt_delay_ms(attempts, config_.webhook_retry_base_seconds,
                                                random01(), 0, std::nullopt);
       std::optional<int64_t> no_status;
-      DbResult done = db_.exec(kRecordFailed, {tenant_id, id, found->str(i, 3), no_status,
-                                               last ? kInterruptedLast : kInterrupted, delay_ms,
-                                               config_.webhook_max_attempts});
+      DbResult done = db_.exec(kRecordFailed, {tenant_id, id, found->str(i, "lease_until"),
+                                               no_status, last ? kInterruptedLast : kInterrupted,
+                                               delay_ms, config_.webhook_max_attempts});
       if (!done.ok()) {
         log_error("recording an interrupted webhook attempt failed: %s",
                   done.error().message.c_str());
         return false;
       }
       if (!done->empty()) {
-        log_warn("webhook %s: attempt %d was interrupted (its worker stopped); %s",
-                 webhook_message_id(tenant_id, id).c_str(), attempts,
-                 done->text(0, 0) == "failed" ? "failed for good" : "retried after the backoff");
+        log_warn(
+            "webhook %s: attempt %d was interrupted (its worker stopped); %s",
+            webhook_message_id(tenant_id, id).c_str(), attempts,
+            done->text(0, "status") == "failed" ? "failed for good" : "retried after the backoff");
       }
     }
     return true;
@@ -474,7 +477,7 @@ class Delivery {
     int share = (n + count - 1) / count;
     int left = n, claimed = 0;
     for (int i = 0; i < count && left > 0; ++i) {
-      int64_t tenant_id = tenants->int64(i, 0);
+      int64_t tenant_id = tenants->int64(i, "tenant_id");
       int got = claim_tenant(tenant_id, std::min(share, left));
       if (got < 0) return claimed > 0 ? claimed : -1;
       g_last_tenant = tenant_id;
@@ -495,17 +498,21 @@ class Delivery {
       return -1;
     }
     int64_t now_unix = std::time(nullptr);
+    const Col tenant = r->col("tenant_id"), id = r->col("id"), url = r->col("url"),
+              event = r->col("event"), attempts = r->col("attempts"), lease = r->col("lease_until"),
+              secret = r->col("secret"), payload = r->col("payload"),
+              created = r->col("created_at"), webhook = r->col("webhook_id");
     for (int i = 0; i < r->size(); ++i) {
-      Claimed c{r->int64(i, 0),
-                r->int64(i, 1),
-                r->str(i, 2),
-                r->str(i, 3),
-                static_cast<int>(r->int64(i, 4)),
-                r->str(i, 5),
-                r->str(i, 6),
-                r->str(i, 7),
-                r->str(i, 8),
-                r->int64(i, 9)};
+      Claimed c{r->int64(i, tenant),
+                r->int64(i, id),
+                r->str(i, url),
+                r->str(i, event),
+                static_cast<int>(r->int64(i, attempts)),
+                r->str(i, lease),
+                r->str(i, secret),
+                r->str(i, payload),
+                r->str(i, created),
+                r->int64(i, webhook)};
       if (c.attempt > config_.webhook_max_attempts) {
         DbResult gave_up = db_.exec(kGiveUp, {c.tenant_id, c.id, c.lease, kInterruptedLast});
         if (!gave_up.ok())

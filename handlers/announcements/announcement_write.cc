@@ -9,6 +9,7 @@
 #include "events.h"
 #include "json_rendered.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -149,10 +150,11 @@ Result<Response> announcements_update(Ctx& ctx) {
 }
 
 Result<Response> announcements_archive(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  DbResult r = ctx.db.exec(kArchive, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("Announcement not found");
+  // The session check and the archiving: one round trip (common/write.h).
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kArchive, {who.tenant_id, ctx.req.params[0]}}};
+         }));
+  if (w.results[0].rows().empty()) return Error::not_found("Announcement not found");
   return Response::success(200, "Announcement archived");
 }
 

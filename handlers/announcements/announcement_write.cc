@@ -17,6 +17,7 @@ namespace {
 constexpr const char* kPublishedEvent = "announcement.published";
 
 // $1 tenant, $2..$21 the writable columns (announcement_params), $22 creator.
+// The insert and, when it is published, its event: one statement (events.h).
 const Statement kCreate{
     "announcements_create",
     "WITH a AS (INSERT INTO announcements (tenant_id, title, summary, content, type, priority, "
@@ -25,8 +26,12 @@ const Statement kCreate{
     "  attachment_url, attachment_metadata, created_by, published_at) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13, "
     "  $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22, "
-    "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *) "
-    "SELECT " CA_ANNOUNCEMENT_JSON " FROM a JOIN users u ON u.id = a.created_by"};
+    "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *), "
+    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
+    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
+        "WHERE r.status = 'published'") " "
+    "SELECT r.json FROM r"};
 
 // The record to merge an update into, locked until the update commits (the
 // worker's claims skip it meanwhile).
@@ -67,6 +72,9 @@ const Statement kTargetsAreMembers{
     "  WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = "
     "t.id)) AS all_members"};
 
+constexpr const char* kTargetsNotMembers =
+    "The target_value field must list members of this tenant.";
+
 Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields& fields,
                            FieldErrors& errs) {
   if (fields.target_type != "users" || !fields.target_value || errs.has("target_value")) {
@@ -75,7 +83,7 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
   DbResult r = ctx.db.exec(kTargetsAreMembers, {tenant_id, *fields.target_value});
   if (!r.ok()) return Error::database(r.error());
   if (!r->boolean(0, "all_members")) {
-    errs.add("target_value", "The target_value field must list members of this tenant.");
+    errs.add("target_value", kTargetsNotMembers);
   }
   return true;
 }
@@ -83,31 +91,47 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
 }  // namespace
 
 Result<Response> announcements_create(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
+  if (!body.ok()) {
+    // A token, tenant or membership refused comes before a bad body.
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    (void)who;
+    return std::move(body.error());
+  }
   FieldErrors errs;
   AnnouncementFields fields;
-  announcement_read_body(body.get(), InputMode::kCreate, &fields, errs);
-  announcement_check(body.get(), "", "pending", &fields, errs);
-  CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
-  (void)targets_checked;
-  if (!errs.empty()) return Error::invalid(errs);
-
-  std::vector<Param> params{who.tenant_id};
-  announcement_params(fields, &params);
-  params.emplace_back(who.user_id);
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult r = ctx.db.exec(kCreate, params);
-  if (!r.ok()) return Error::database(r.error());
-  Json record = json_rendered(r.rows(), 0);
-  if (fields.status == "published") {
-    DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
-    if (!emitted.ok()) return Error::database(emitted.error());
+  announcement_read_body(body->get(), InputMode::kCreate, &fields, errs);
+  announcement_check(body->get(), "", "pending", &fields, errs);
+  if (!errs.empty()) {
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
+    (void)targets_checked;
+    return Error::invalid(errs);
   }
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-  return Response::success(201, "Announcement created", std::move(record));
+  auto params_for = [&](const Principal& who) {
+    std::vector<Param> params{who.tenant_id};
+    announcement_params(fields, &params);
+    params.emplace_back(who.user_id);
+    return params;
+  };
+  if (fields.target_type == "users" && fields.target_value) {
+    // The members check first, with the session check; the insert with
+    // COMMIT: two round trips (common/write.h).
+    CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+             return Queries{{&kTargetsAreMembers, {who.tenant_id, *fields.target_value}}};
+           }));
+    if (!w.check(0).rows().boolean(0, "all_members")) {
+      errs.add("target_value", kTargetsNotMembers);
+      return Error::invalid(errs);
+    }
+    CA_TRY(done, w.commit({{&kCreate, params_for(w.who())}}));
+    return Response::success(201, "Announcement created", json_rendered(done[0].rows(), 0));
+  }
+  // The session check, the insert and its event: one round trip.
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kCreate, params_for(who)}};
+         }));
+  return Response::success(201, "Announcement created", json_rendered(w.results[0].rows(), 0));
 }
 
 Result<Response> announcements_update(Ctx& ctx) {

@@ -9,13 +9,13 @@
 #include "events.h"
 #include "json_rendered.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
 
-constexpr const char* kPublishedEvent = "announcement.published";
-
 // $1 tenant, $2..$21 the writable columns (announcement_params), $22 creator.
+// The insert and, when it is published, its event: one statement (events.h).
 const Statement kCreate{
     "announcements_create",
     "WITH a AS (INSERT INTO announcements (tenant_id, title, summary, content, type, priority, "
@@ -24,8 +24,12 @@ const Statement kCreate{
     "  attachment_url, attachment_metadata, created_by, published_at) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13, "
     "  $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22, "
-    "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *) "
-    "SELECT " CA_ANNOUNCEMENT_JSON " FROM a JOIN users u ON u.id = a.created_by"};
+    "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *), "
+    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
+    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
+        "WHERE r.status = 'published'") " "
+    "SELECT r.json FROM r"};
 
 // The record to merge an update into, locked until the update commits (the
 // worker's claims skip it meanwhile).
@@ -34,7 +38,8 @@ const Statement kLoadForUpdate{"announcements_load_for_update",
                                " FROM announcements a "
                                "WHERE a.tenant_id = $1 AND a.id = $2 FOR UPDATE"};
 
-// $1 tenant, $2 id, $3..$22 the writable columns (announcement_params).
+// $1 tenant, $2 id, $3..$22 the writable columns (announcement_params), $23
+// true when it was not published: a published result writes its event.
 const Statement kUpdate{
     "announcements_update",
     "WITH a AS (UPDATE announcements SET title = $3, summary = $4, content = $5, type = $6, "
@@ -46,8 +51,12 @@ const Statement kUpdate{
     "  published_at = CASE WHEN $8 = 'published' AND status <> 'published' THEN now() "
     "                      ELSE published_at END, "
     "  updated_at = now() "
-    "WHERE tenant_id = $1 AND id = $2 RETURNING *) "
-    "SELECT " CA_ANNOUNCEMENT_JSON " FROM a JOIN users u ON u.id = a.created_by"};
+    "WHERE tenant_id = $1 AND id = $2 RETURNING *), "
+    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
+    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
+        "WHERE $23::boolean AND r.status = 'published'") " "
+    "SELECT r.json FROM r"};
 
 // Every status may move to archived; archiving again changes nothing. A push
 // that has not gone out yet never will.
@@ -66,6 +75,9 @@ const Statement kTargetsAreMembers{
     "  WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = "
     "t.id)) AS all_members"};
 
+constexpr const char* kTargetsNotMembers =
+    "The target_value field must list members of this tenant.";
+
 Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields& fields,
                            FieldErrors& errs) {
   if (fields.target_type != "users" || !fields.target_value || errs.has("target_value")) {
@@ -74,7 +86,7 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
   DbResult r = ctx.db.exec(kTargetsAreMembers, {tenant_id, *fields.target_value});
   if (!r.ok()) return Error::database(r.error());
   if (!r->boolean(0, "all_members")) {
-    errs.add("target_value", "The target_value field must list members of this tenant.");
+    errs.add("target_value", kTargetsNotMembers);
   }
   return true;
 }
@@ -82,77 +94,96 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
 }  // namespace
 
 Result<Response> announcements_create(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
+  if (!body.ok()) {
+    // A token, tenant or membership refused comes before a bad body.
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    (void)who;
+    return std::move(body.error());
+  }
   FieldErrors errs;
   AnnouncementFields fields;
-  announcement_read_body(body.get(), InputMode::kCreate, &fields, errs);
-  announcement_check(body.get(), "", "pending", &fields, errs);
-  CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
-  (void)targets_checked;
-  if (!errs.empty()) return Error::invalid(errs);
-
-  std::vector<Param> params{who.tenant_id};
-  announcement_params(fields, &params);
-  params.emplace_back(who.user_id);
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult r = ctx.db.exec(kCreate, params);
-  if (!r.ok()) return Error::database(r.error());
-  Json record = json_rendered(r.rows(), 0);
-  if (fields.status == "published") {
-    DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
-    if (!emitted.ok()) return Error::database(emitted.error());
+  announcement_read_body(body->get(), InputMode::kCreate, &fields, errs);
+  announcement_check(body->get(), "", "pending", &fields, errs);
+  if (!errs.empty()) {
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
+    (void)targets_checked;
+    return Error::invalid(errs);
   }
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-  return Response::success(201, "Announcement created", std::move(record));
+  auto params_for = [&](const Principal& who) {
+    std::vector<Param> params{who.tenant_id};
+    announcement_params(fields, &params);
+    params.emplace_back(who.user_id);
+    return params;
+  };
+  if (fields.target_type == "users" && fields.target_value) {
+    // The members check first, with the session check; the insert with
+    // COMMIT: two round trips (common/write.h).
+    CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+             return Queries{{&kTargetsAreMembers, {who.tenant_id, *fields.target_value}}};
+           }));
+    if (!w.check(0).rows().boolean(0, "all_members")) {
+      errs.add("target_value", kTargetsNotMembers);
+      return Error::invalid(errs);
+    }
+    CA_TRY(done, w.commit({{&kCreate, params_for(w.who())}}));
+    return Response::success(201, "Announcement created", json_rendered(done[0].rows(), 0));
+  }
+  // The session check, the insert and its event: one round trip.
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kCreate, params_for(who)}};
+         }));
+  return Response::success(201, "Announcement created", json_rendered(w.results[0].rows(), 0));
 }
 
 Result<Response> announcements_update(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
+  if (!body.ok()) {
+    // A token, tenant or membership refused comes before a bad body.
+    CA_TRY(who, authenticate_tenant_header(ctx));
+    (void)who;
+    return std::move(body.error());
+  }
+  // The record locked with the session check; the update and its event
+  // with COMMIT (common/write.h).
+  CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kLoadForUpdate, {who.tenant_id, id}}};
+         }));
+  const int64_t tenant_id = w.who().tenant_id;
   FieldErrors errs;
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult current = ctx.db.exec(kLoadForUpdate, {who.tenant_id, id});
-  if (!current.ok()) return Error::database(current.error());
-  if (current->empty()) {
+  const Rows& current = w.check(0).rows();
+  if (current.empty()) {
     // Validation comes before existence (DESIGN §3): a bad body is a 422 even here.
     AnnouncementFields ignored;
-    announcement_read_body(body.get(), InputMode::kUpdate, &ignored, errs);
+    announcement_read_body(body->get(), InputMode::kUpdate, &ignored, errs);
     if (!errs.empty()) return Error::invalid(errs);
     return Error::not_found("Announcement not found");
   }
-  AnnouncementFields fields = announcement_fields_from_row(current.rows(), 0);
+  AnnouncementFields fields = announcement_fields_from_row(current, 0);
   const std::string previous_status = fields.status;
   const std::string previous_push_status = fields.push_status;
-  announcement_read_body(body.get(), InputMode::kUpdate, &fields, errs);
-  announcement_check(body.get(), previous_status, previous_push_status, &fields, errs);
-  CA_TRY(targets_checked, check_targets(ctx, who.tenant_id, fields, errs));
+  announcement_read_body(body->get(), InputMode::kUpdate, &fields, errs);
+  announcement_check(body->get(), previous_status, previous_push_status, &fields, errs);
+  // In the open transaction: a round trip more, only for a users target.
+  CA_TRY(targets_checked, check_targets(ctx, tenant_id, fields, errs));
   (void)targets_checked;
   if (!errs.empty()) return Error::invalid(errs);
 
-  std::vector<Param> params{who.tenant_id, id};
+  std::vector<Param> params{tenant_id, id};
   announcement_params(fields, &params);
-  DbResult r = ctx.db.exec(kUpdate, params);
-  if (!r.ok()) return Error::database(r.error());
-  Json record = json_rendered(r.rows(), 0);
-  if (previous_status != "published" && fields.status == "published") {
-    DbResult emitted = emit_event(ctx.db, who.tenant_id, kPublishedEvent, record.get());
-    if (!emitted.ok()) return Error::database(emitted.error());
-  }
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-  return Response::success(200, "Announcement updated", std::move(record));
+  params.emplace_back(previous_status != "published");
+  CA_TRY(done, w.commit({{&kUpdate, params}}));
+  return Response::success(200, "Announcement updated", json_rendered(done[0].rows(), 0));
 }
 
 Result<Response> announcements_archive(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  DbResult r = ctx.db.exec(kArchive, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("Announcement not found");
+  // The session check and the archiving: one round trip (common/write.h).
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kArchive, {who.tenant_id, ctx.req.params[0]}}};
+         }));
+  if (w.results[0].rows().empty()) return Error::not_found("Announcement not found");
   return Response::success(200, "Announcement archived");
 }
 

@@ -6,6 +6,7 @@
 #include "auth.h"
 #include "db.h"
 #include "error.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -30,10 +31,11 @@ const Statement kDismiss{
     "RETURNING 1"};
 
 Result<Response> record(Ctx& ctx, const Statement& stmt, const char* message) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  DbResult r = ctx.db.exec(stmt, {who.tenant_id, ctx.req.params[0], who.user_id});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("Announcement not found");
+  // The session check and the write: one round trip (common/write.h).
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&stmt, {who.tenant_id, ctx.req.params[0], who.user_id}}};
+         }));
+  if (w.results[0].rows().empty()) return Error::not_found("Announcement not found");
   return Response::success(200, message);
 }
 

@@ -6,6 +6,7 @@
 #include "events.h"
 #include "json_rendered.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -27,10 +28,14 @@ const Statement kList{
     "  SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3)) "
     "ORDER BY c.id DESC"};
 
+// The insert and its category.created event: one statement (events.h).
 const Statement kCreate{
     "categories_create",
-    "INSERT INTO categories AS c (tenant_id, name, description) VALUES ($1, $2, $3) "
-    "RETURNING " CA_CATEGORY_JSON};
+    "WITH c AS (INSERT INTO categories (tenant_id, name, description) "
+    "  VALUES ($1, $2, $3) RETURNING *), " CA_EVENTS_CTE(
+        "SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id, c.name, "
+        "  c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM c") " "
+    "SELECT " CA_CATEGORY_JSON " FROM c"};
 
 // Atomic: concurrent toggles each flip the stored value once.
 const Statement kToggle{
@@ -83,6 +88,19 @@ const Statement kDelete{
 
 Error not_found() { return Error::not_found("Category not found"); }
 
+// A body that is not JSON or fields that fail: the caller's 401/403 first.
+Error refuse(Ctx& ctx, Result<Json>& body, FieldErrors& errs) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  (void)who;
+  if (!body.ok()) return std::move(body.error());
+  return Error::invalid(errs);
+}
+
+template <class T>
+Param opt(const Field<T>& f) {
+  return f.has_value() ? Param(f.value) : Param();
+}
+
 }  // namespace
 
 Result<Response> categories_list(Ctx& ctx) {
@@ -96,68 +114,65 @@ Result<Response> categories_list(Ctx& ctx) {
 }
 
 Result<Response> categories_create(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto name = in.str("name", {.required = true, .trim = true, .max = 255});
-  auto description = in.str("description", {.nullable = true, .max = kMaxDescription});
-  if (!errs.empty()) return Error::invalid(errs);
-
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult r = ctx.db.exec(kCreate, {who.tenant_id, name.value,
-                                     description.has_value() ? Param(description.value) : Param()});
-  if (!r.ok()) return Error::database(r.error());  // a taken name: 422 (common/error.cc)
-  Json category = json_rendered(r.rows(), 0);
-  DbResult emitted = emit_event(ctx.db, who.tenant_id, "category.created", category.get());
-  if (!emitted.ok()) return Error::database(emitted.error());
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-  return Response::success(201, "Category created", std::move(category));
+  Field<std::string> name, description;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    name = in.str("name", {.required = true, .trim = true, .max = 255});
+    description = in.str("description", {.nullable = true, .max = kMaxDescription});
+  }
+  if (!body.ok() || !errs.empty()) return refuse(ctx, body, errs);
+  // A taken name: 422 (common/error.cc).
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kCreate, {who.tenant_id, name.value, opt(description)}}};
+         }));
+  return Response::success(201, "Category created", json_rendered(w.results[0].rows(), 0));
 }
 
 Result<Response> categories_toggle(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  DbResult r = ctx.db.exec(kToggle, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return not_found();
-  bool published = r->boolean(0, "is_published");
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kToggle, {who.tenant_id, ctx.req.params[0]}}};
+         }));
+  const Rows& rows = w.results[0].rows();
+  if (rows.empty()) return not_found();
+  bool published = rows.boolean(0, "is_published");
   return Response::success(200, published ? "Category published" : "Category hidden",
-                           json_rendered(r.rows(), 0));
+                           json_rendered(rows, 0));
 }
 
 Result<Response> categories_update(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto name = in.str("name", {.trim = true, .min = 1, .max = 255});
-  auto description = in.str("description", {.nullable = true, .max = kMaxDescription});
-  if (!in.present("name") && !in.present("description")) {
-    errs.add("name", "The name field is required when description is not present.");
+  Field<std::string> name, description;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    name = in.str("name", {.trim = true, .min = 1, .max = 255});
+    description = in.str("description", {.nullable = true, .max = kMaxDescription});
+    if (!in.present("name") && !in.present("description")) {
+      errs.add("name", "The name field is required when description is not present.");
+    }
   }
-  if (!errs.empty()) return Error::invalid(errs);
-
-  DbResult r = ctx.db.exec(
-      kUpdate, {who.tenant_id, ctx.req.params[0], name.has_value() ? Param(name.value) : Param(),
-                description.present, description.has_value() ? Param(description.value) : Param()});
-  if (!r.ok()) return Error::database(r.error());  // a taken name: 422 (common/error.cc)
-  if (r->empty()) return not_found();
-  return Response::success(200, "Category updated", json_rendered(r.rows(), 0));
+  if (!body.ok() || !errs.empty()) return refuse(ctx, body, errs);
+  // A taken name: 422 (common/error.cc).
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kUpdate,
+                           {who.tenant_id, ctx.req.params[0], opt(name), description.present,
+                            opt(description)}}};
+         }));
+  const Rows& rows = w.results[0].rows();
+  if (rows.empty()) return not_found();
+  return Response::success(200, "Category updated", json_rendered(rows, 0));
 }
 
 Result<Response> categories_delete(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult locked = ctx.db.exec(kLockForDelete, {who.tenant_id, ctx.req.params[0]});
-  if (!locked.ok()) return Error::database(locked.error());
-  if (locked->empty()) return not_found();
-  DbResult r = ctx.db.exec(kDelete, {who.tenant_id, ctx.req.params[0]});
-  if (!r.ok()) return Error::database(r.error());
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
+  // The lock with the session check, then the detaching and COMMIT (common/write.h).
+  CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kLockForDelete, {who.tenant_id, ctx.req.params[0]}}};
+         }));
+  if (w.check(0).rows().empty()) return not_found();
+  CA_TRY(done, w.commit({{&kDelete, {w.who().tenant_id, ctx.req.params[0]}}}));
+  (void)done;
   return Response::success(200, "Category deleted");
 }
 

@@ -1,5 +1,5 @@
 // POST /products, POST /products/{id} (partial update), DELETE /products/{id}.
-// Each write and its outbox event commit together.
+// Each write and its outbox event: one statement, one round trip (common/write.h).
 #include <cstdio>
 
 #include "auth.h"
@@ -9,6 +9,7 @@
 #include "product_json.h"
 #include "products.h"
 #include "validate.h"
+#include "write.h"
 
 namespace ca {
 namespace {
@@ -21,28 +22,44 @@ const Statement kCategoryExists{
     "products_category_exists",
     "SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found"};
 
+// Each write below is one statement (common/write.h): the category check,
+// the write and its event (events.h). `category_ok` false: nothing written;
+// `json` NULL with category_ok: no such product.
+
 const Statement kCreate{
     "products_create",
-    "INSERT INTO products AS p (tenant_id, name, description, price, stock, category_id, "
-    "published) VALUES ($1, $2, $3, $4, COALESCE($5, 0), $6, COALESCE($7, true)) "
-    "RETURNING " CA_PRODUCT_JSON};
+    "WITH c AS (SELECT $6::bigint IS NULL OR EXISTS ("
+    "  SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $6::bigint) AS ok), "
+    "p AS (INSERT INTO products (tenant_id, name, description, price, stock, category_id, "
+    "  published) SELECT $1, $2::text, $3::text, $4::numeric, COALESCE($5::integer, 0), "
+    "  $6::bigint, COALESCE($7::boolean, true) FROM c WHERE c.ok "
+    "  RETURNING tenant_id, api_json), " CA_EVENTS_CTE(
+        "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM p") " "
+    "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
 // Only sent fields change: $n NULL keeps the column for required fields; for
 // nullable ones a "sent" flag tells "clear" from "keep".
 const Statement kUpdate{
     "products_update",
-    "UPDATE products p SET name = COALESCE($3, p.name), "
+    "WITH c AS (SELECT $9::bigint IS NULL OR EXISTS ("
+    "  SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $9::bigint) AS ok), "
+    "p AS (UPDATE products p SET name = COALESCE($3, p.name), "
     "  description = CASE WHEN $4::boolean THEN $5 ELSE p.description END, "
     "  price = COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock), "
     "  category_id = CASE WHEN $8::boolean THEN $9::bigint ELSE p.category_id END, "
     "  published = COALESCE($10::boolean, p.published), updated_at = now() "
-    "WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "RETURNING " CA_PRODUCT_JSON};
+    "  FROM c WHERE c.ok AND p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
+    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE(
+        "SELECT p.tenant_id, 'product.updated', p.api_json::jsonb FROM p") " "
+    "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
-const Statement kDelete{"products_delete",
-                        "UPDATE products p SET deleted_at = now(), updated_at = now() "
-                        "WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-                        "RETURNING " CA_PRODUCT_JSON};
+const Statement kDelete{
+    "products_delete",
+    "WITH p AS (UPDATE products p SET deleted_at = now(), updated_at = now() "
+    "  WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
+    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE(
+        "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM p") " "
+    "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN p ON true"};
 
 struct ProductInput {
   Field<std::string> name;
@@ -84,62 +101,65 @@ Param opt(const Field<T>& f) {
   return f.has_value() ? Param(f.value) : Param();
 }
 
-// Runs `stmt`, emits `event` with the product, commits; the product or an error.
-Result<Json> write_with_event(Ctx& ctx, int64_t tenant_id, const Statement& stmt,
-                              const std::vector<Param>& params, const char* event) {
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult r = ctx.db.exec(stmt, params);
-  // The category deleted between the check and the write is a 422 (common/error.cc).
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("Product not found");
-  Json product = json_rendered(r.rows(), 0);
-  DbResult emitted = emit_event(ctx.db, tenant_id, event, product.get());
-  if (!emitted.ok()) return Error::database(emitted.error());
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-  return product;
+// A body that is not JSON or fields that fail: the caller's 401/403 first,
+// then 400, or 422 with the category's check as before.
+Error refuse(Ctx& ctx, Result<Json>& body, const ProductInput& p, FieldErrors& errs) {
+  CA_TRY(who, authenticate_tenant_header(ctx));
+  if (!body.ok()) return std::move(body.error());
+  CA_TRY(checked, check_category(ctx, who.tenant_id, p, errs));
+  (void)checked;
+  return Error::invalid(errs);
+}
+
+// The row of a create or update: the product, or the error to answer.
+Result<Json> written_product(const Rows& rows) {
+  if (!rows.boolean(0, "category_ok")) {
+    FieldErrors errs;
+    errs.add("category_id", "The selected category_id is invalid.");
+    return Error::invalid(errs);
+  }
+  if (rows.is_null(0, "json")) return Error::not_found("Product not found");
+  return json_rendered(rows, 0);
 }
 
 }  // namespace
 
 Result<Response> products_create(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  ProductInput p = read_product(body.get(), errs, /*creating=*/true);
-  CA_TRY(checked, check_category(ctx, who.tenant_id, p, errs));
-  (void)checked;
-  if (!errs.empty()) return Error::invalid(errs);
-  CA_TRY(product, write_with_event(ctx, who.tenant_id, kCreate,
-                                   {who.tenant_id, p.name.value, opt(p.description), p.price.value,
-                                    opt(p.stock), opt(p.category_id), opt(p.published)},
-                                   "product.created"));
+  ProductInput p;
+  if (body.ok()) p = read_product(body->get(), errs, /*creating=*/true);
+  if (!body.ok() || !errs.empty()) return refuse(ctx, body, p, errs);
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kCreate,
+                           {who.tenant_id, p.name.value, opt(p.description), p.price.value,
+                            opt(p.stock), opt(p.category_id), opt(p.published)}}};
+         }));
+  CA_TRY(product, written_product(w.results[0].rows()));
   return Response::json(201, product);
 }
 
 Result<Response> products_update(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(body, parse_json_object(ctx.req));
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  ProductInput p = read_product(body.get(), errs, /*creating=*/false);
-  CA_TRY(checked, check_category(ctx, who.tenant_id, p, errs));
-  (void)checked;
-  if (!errs.empty()) return Error::invalid(errs);
-  CA_TRY(product,
-         write_with_event(ctx, who.tenant_id, kUpdate,
-                          {who.tenant_id, ctx.req.params[0], opt(p.name), p.description.present,
-                           opt(p.description), opt(p.price), opt(p.stock), p.category_id.present,
-                           opt(p.category_id), opt(p.published)},
-                          "product.updated"));
+  ProductInput p;
+  if (body.ok()) p = read_product(body->get(), errs, /*creating=*/false);
+  if (!body.ok() || !errs.empty()) return refuse(ctx, body, p, errs);
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kUpdate,
+                           {who.tenant_id, ctx.req.params[0], opt(p.name), p.description.present,
+                            opt(p.description), opt(p.price), opt(p.stock), p.category_id.present,
+                            opt(p.category_id), opt(p.published)}}};
+         }));
+  CA_TRY(product, written_product(w.results[0].rows()));
   return Response::json(200, product);
 }
 
 Result<Response> products_delete(Ctx& ctx) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  CA_TRY(product, write_with_event(ctx, who.tenant_id, kDelete, {who.tenant_id, ctx.req.params[0]},
-                                   "product.deleted"));
-  (void)product;
+  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kDelete, {who.tenant_id, ctx.req.params[0]}}};
+         }));
+  if (w.results[0].rows().is_null(0, "json")) return Error::not_found("Product not found");
   Json out = json_object();
   json_add_str(out.get(), "message", "Product deleted");
   return Response::json(200, out);

@@ -426,6 +426,38 @@ TEST(RoundTrips, PostOrdersTakesOneRoundTripAndThreeWithAnIdempotencyKey) {
   EXPECT_EQ(round_trips(handler, address), 1);
 }
 
+// A product's create: the session check, the category check, the insert and
+// its event in one statement (product_write.cc).
+TEST(RoundTrips, PostProductsTakesOneRoundTrip) {
+  OrderShop s = order_shop();
+  OwnHandler handler("commerce-admin-products", "trips-products", {{"LOG_FORMAT", "json"}});
+  const std::string kUri = "/api/v2/admin/products";
+  std::map<std::string, std::string> tenant{{"HTTP_X_TENANT_ID", to_string(s.tenant)}};
+  // The handler's first request opens its connection.
+  ASSERT_EQ(
+      post(handler, kUri, s.buyer.token, unique("warm"), R"({"name":"Warm","price":1})", tenant),
+      "Status: 201 Created");
+  std::string created = unique("product");
+  ASSERT_EQ(post(handler, kUri, s.buyer.token, created, R"({"name":"Trip","price":2})", tenant),
+            "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, created), 1);
+}
+
+// A category's create: the session check, the insert and its event.
+TEST(RoundTrips, PostCategoryCreateTakesOneRoundTrip) {
+  OrderShop s = order_shop();
+  OwnHandler handler("commerce-admin-categories", "trips-categories", {{"LOG_FORMAT", "json"}});
+  const std::string kUri = "/api/v2/admin/category/create";
+  std::map<std::string, std::string> tenant{{"HTTP_X_TENANT_ID", to_string(s.tenant)}};
+  // The handler's first request opens its connection.
+  ASSERT_EQ(post(handler, kUri, s.buyer.token, unique("warm"), R"({"name":"Warm"})", tenant),
+            "Status: 201 Created");
+  std::string created = unique("category");
+  ASSERT_EQ(post(handler, kUri, s.buyer.token, created, R"({"name":"Trip"})", tenant),
+            "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, created), 1);
+}
+
 // --- metrics (item 2) ---------------------------------------------------------------
 
 // The value of the sample `series` (name and labels, exactly as printed) in

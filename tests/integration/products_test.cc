@@ -535,7 +535,7 @@ TEST(Products, AnotherTenantsProductIs404OnEveryVerbAndStaysUnchanged) {
   EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + mine.tid()), "0");
 }
 
-// A category deleted between the handler's check and its write: the write's
+// A category deleted between the statement's check and its write: the write's
 // foreign key check waits for the deletion, fails, and the request is the
 // same 422 as for a category that never existed; nothing is written.
 TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
@@ -551,8 +551,8 @@ TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
     std::string path;
     const char* statement;  // what waits for the deletion
   };
-  for (const Write& w : {Write{"POST", kBase, "INSERT INTO products%"},
-                         Write{"POST", item(product), "UPDATE products p SET name%"}}) {
+  for (const Write& w : {Write{"POST", kBase, "WITH c AS (%INSERT INTO products%"},
+                         Write{"POST", item(product), "WITH c AS (%UPDATE products p SET name%"}}) {
     SCOPED_TRACE(w.path);
     int64_t category = create_category(s, "Doomed");
     std::string before = one(stored);

@@ -27,6 +27,13 @@ constexpr size_t kListVariants = 32;
 // list answers this total with total_relation "gte" (Elasticsearch's
 // track_total_hits). docs/decisions.md, "Capped totals for name searches".
 constexpr int64_t kSearchTotalCap = 10000;
+// A name search in a tenant of more than kSearchTotalCap live products first
+// looks at its newest kSearchProbeRows rows; when at least half match, the
+// matches are dense and the search walks the rows newest first (at most
+// kSearchWalkRows of them) and stops at the cap, instead of rechecking every
+// trigram candidate. docs/decisions.md, "Early-stopping name searches".
+constexpr int kSearchProbeRows = 8;
+constexpr int kSearchWalkRows = 40000;
 
 struct ListStatements {
   std::array<std::string, kListVariants> names;
@@ -37,19 +44,28 @@ struct ListStatements {
       std::string where = "p.tenant_id = $1 AND p.deleted_at IS NULL";
       int n = 4;
       if (mask & kFilterCategory) where += " AND p.category_id = $" + std::to_string(n++);
+      // The filters but the name: the rows a dense name search walks.
+      std::string base = where;
+      std::string pattern;
       // A pattern under 3 characters has no trigram to look up: the trigram
       // index would scan every tenant's rows. `name || ''` hides the column
       // from that index so the plan walks this tenant's rows only.
       if (mask & kFilterName) {
-        where += (mask & kShortName) ? " AND (p.name || '') ILIKE $" : " AND p.name ILIKE $";
-        where += std::to_string(n++);
+        pattern = "$" + std::to_string(n++);
+        where += (mask & kShortName) ? " AND (p.name || '') ILIKE " : " AND p.name ILIKE ";
+        where += pattern;
       }
-      if (mask & kFilterPublished) where += " AND p.published = $" + std::to_string(n++);
+      if (mask & kFilterPublished) {
+        std::string published = " AND p.published = $" + std::to_string(n++);
+        where += published;
+        base += published;
+      }
       // The keyset cursor narrows the page, not the total: the page starts
       // right after that product in the list's order (id descending) and is
       // an index range scan however deep it is, where OFFSET walks every
       // row it skips.
-      std::string after = (mask & kAfterId) ? " AND p.id < $" + std::to_string(n++) : "";
+      std::string after_param = (mask & kAfterId) ? "$" + std::to_string(n++) : "";
+      std::string after = (mask & kAfterId) ? " AND p.id < " + after_param : "";
       names[mask] = "products_list_" + std::to_string(mask);
       // The page's ids are chosen first; the columns are built (and
       // detoasted) for the rows shown, not for the rows OFFSET skips.
@@ -59,15 +75,58 @@ struct ListStatements {
       std::string page_ids;
       std::string total;
       if (mask & kFilterName) {
-        // A name search finds its matches once (trigram index) and both
-        // counts and pages them: given `ORDER BY id DESC LIMIT`, PostgreSQL
-        // would rather walk the tenant's ids newest first until enough rows
-        // match, which reads most of the tenant when the matches are old.
-        // The count stops one past the cap: n > cap says "more than".
-        total = "m AS MATERIALIZED (SELECT p.id FROM products p WHERE " + where +
-                "), total AS (SELECT count(*) AS n FROM (SELECT FROM m LIMIT " +
-                std::to_string(kSearchTotalCap + 1) + ") c)";
-        page_ids = "SELECT p.id FROM m p WHERE true" + after;
+        // A name search has two ways to its matches; both give the same
+        // page and total. Sparse matches: the trigram index finds them all
+        // once (m), and both counts and pages them (given `ORDER BY id DESC
+        // LIMIT`, PostgreSQL would rather walk the tenant's ids newest first
+        // until enough rows match, which reads most of the tenant when the
+        // matches are old). The count stops one past the cap: n > cap says
+        // "more than". Dense matches (g: a tenant over the cap whose newest
+        // rows mostly match): walking the rows newest first finds the cap's
+        // 10,001 matches in a few more rows than that (w), where the trigram
+        // index would recheck every match of the tenant; the page is a walk
+        // too. The walk settles the answer (st) when it found 10,001
+        // matches and, after a cursor, the page below it, or when it looked
+        // at every row; otherwise (at most kSearchWalkRows rows looked at in
+        // vain) the trigram path answers. Each step runs only when needed
+        // (InitPlans are evaluated on first use).
+        const std::string cap = std::to_string(kSearchTotalCap + 1);
+        const std::string walk_rows = std::to_string(kSearchWalkRows);
+        const std::string want = "GREATEST(" + cap + ", $2::bigint + $3::bigint)";
+        total =
+            "g AS MATERIALIZED (SELECT COALESCE((SELECT live FROM product_counts WHERE tenant_id = "
+            "$1), 0) > " +
+            std::to_string(kSearchTotalCap) + " AND (SELECT count(*) FROM (SELECT p.name FROM " +
+            "products p WHERE " + base + " ORDER BY p.id DESC LIMIT " +
+            std::to_string(kSearchProbeRows) + ") s WHERE s.name ILIKE " + pattern +
+            ") >= " + std::to_string(kSearchProbeRows / 2) +
+            " AS dense), "
+            "w AS MATERIALIZED (SELECT count(*) AS n, " +
+            ((mask & kAfterId) ? "count(*) FILTER (WHERE h.id < " + after_param + ")" : "0") +
+            " AS below FROM (SELECT s.id FROM (SELECT p.id, p.name FROM products p WHERE " + base +
+            " AND (SELECT dense FROM g) ORDER BY p.id DESC LIMIT " + walk_rows +
+            ") s WHERE s.name ILIKE " + pattern + " LIMIT " + want +
+            ") h), "
+            "st AS MATERIALIZED (SELECT ((SELECT n FROM w) >= " +
+            want +
+            ((mask & kAfterId) ? " AND (SELECT below FROM w) >= $2::bigint + $3::bigint" : "") +
+            ") OR ((SELECT dense FROM g) AND (SELECT count(*) FROM (SELECT FROM products p WHERE " +
+            base + " ORDER BY p.id DESC LIMIT " + walk_rows + ") x) < " + walk_rows +
+            ") AS settled), "
+            "m AS MATERIALIZED (SELECT p.id FROM products p WHERE " +
+            where +
+            " AND NOT (SELECT settled FROM st)), "
+            "total AS (SELECT CASE WHEN (SELECT settled FROM st) THEN (SELECT n FROM w) "
+            "ELSE (SELECT count(*) FROM (SELECT FROM m LIMIT " +
+            cap + ") c) END AS n)";
+        // `name || ''`: the walk's page must not plan as a trigram search.
+        page_ids =
+            "CASE WHEN (SELECT settled FROM st) THEN ARRAY(SELECT p.id FROM products p "
+            "WHERE " +
+            base + " AND (p.name || '') ILIKE " + pattern + after +
+            " ORDER BY p.id DESC LIMIT $2 OFFSET $3) ELSE ARRAY(SELECT p.id FROM m p "
+            "WHERE true" +
+            after + " ORDER BY p.id DESC LIMIT $2 OFFSET $3) END";
       } else {
         // Unfiltered, the total is the tenant's live counter (sql/006);
         // filtered, the filter's index is counted. The page comes from the
@@ -76,16 +135,15 @@ struct ListStatements {
                     ? "total AS (SELECT COALESCE((SELECT live FROM product_counts "
                       "WHERE tenant_id = $1), 0) AS n)"
                     : "total AS (SELECT count(*) AS n FROM products p WHERE " + where + ")";
-        page_ids = "SELECT p.id FROM products p WHERE " + where + after;
+        page_ids = "ARRAY(SELECT p.id FROM products p WHERE " + where + after +
+                   " ORDER BY p.id DESC LIMIT $2 OFFSET $3)";
       }
       sql[mask] =
           "WITH " + total +
           " SELECT " CA_PRODUCT_JSON
           ", total.n AS total FROM total LEFT JOIN products p ON p.tenant_id = $1 AND p.id = "
-          "ANY (ARRAY(" +
-          page_ids +
-          " ORDER BY p.id DESC LIMIT $2 OFFSET $3)) "
-          "ORDER BY p.id DESC";
+          "ANY (" +
+          page_ids + ") ORDER BY p.id DESC";
       statements[mask] = Statement{names[mask].c_str(), sql[mask].c_str()};
     }
   }

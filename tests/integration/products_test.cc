@@ -854,6 +854,99 @@ TEST(Products, ANameSearchCountsUpTo10000MatchesThenAnswersGte) {
                    R"("total_relation":"eq"})");
 }
 
+// The ids of the name search `pattern` (an ILIKE pattern) as SQL lists them,
+// newest first: what every page of the list must show.
+std::vector<int64_t> expected_ids(const Scope& s, const std::string& pattern,
+                                  const std::string& rest) {
+  std::vector<int64_t> out;
+  for (const std::string& id :
+       sql("SELECT id FROM products WHERE tenant_id = " + s.tid() +
+           " AND deleted_at IS NULL AND name ILIKE '" + pattern + "'" + rest))
+    out.push_back(std::stoll(id));
+  return out;
+}
+
+// The tenant's live counter set to its rows (inserted directly here), which
+// the dense-search check reads, whoever maintains it.
+void sync_product_count(const Scope& s) {
+  sql("INSERT INTO product_counts (tenant_id, live) SELECT " + s.tid() +
+      ", count(*) FROM products WHERE tenant_id = " + s.tid() +
+      " AND deleted_at IS NULL ON CONFLICT (tenant_id) DO UPDATE SET live = EXCLUDED.live");
+}
+
+// A tenant of more than 10,000 products whose newest rows mostly match takes
+// the early-stopping walk (docs/decisions.md, "Early-stopping name
+// searches"): pages, cursor pages and totals are those of every match, as
+// SQL lists them; a cursor or a page past the walk falls back to the trigram
+// search with the same answer. 16,000 rows, every fourth "Other".
+TEST(Products, ADenseNameSearchStopsEarlyWithTheSamePagesAndTotal) {
+  using Ids = std::vector<int64_t>;
+  Scope s = fresh_scope(admin_token());
+  sql("INSERT INTO products (tenant_id, name, price) SELECT " + s.tid() +
+      ", CASE WHEN g % 4 = 0 THEN 'Other ' ELSE 'Dense ' END || lpad(g::text, 5, '0'), 1 "
+      "FROM generate_series(1, 16000) g");
+  sync_product_count(s);
+  const std::string base = std::string(kBase) + "?q=dense";
+
+  HttpResponse first = http("GET", base, s.call());
+  ASSERT_EQ(first.status, 200) << first.body;
+  expect_json_meta(first, R"({"current_page":1,"last_page":667,"per_page":15,"total":10000,)"
+                          R"("total_relation":"gte"})");
+  Ids top = expected_ids(s, "%dense%", " ORDER BY id DESC LIMIT 15");
+  EXPECT_EQ(ids_of(first), top);
+  EXPECT_EQ(ids_of(http("GET", base + "&per_page=50&page=3", s.call())),
+            expected_ids(s, "%dense%", " ORDER BY id DESC OFFSET 100 LIMIT 50"));
+  // A page past the 10,001 matches the count needs: the walk goes on to it.
+  HttpResponse deep = http("GET", base + "&per_page=100&page=115", s.call());
+  EXPECT_EQ(int_of(deep["data"], "total"), 10000);
+  EXPECT_EQ(ids_of(deep), expected_ids(s, "%dense%", " ORDER BY id DESC OFFSET 11400 LIMIT 100"));
+  // The cursor after the first page, and one below the walk's 10,001 matches.
+  HttpResponse next = http("GET", base + "&after_id=" + std::to_string(top.back()), s.call());
+  EXPECT_EQ(ids_of(next),
+            expected_ids(s, "%dense%",
+                         " AND id < " + std::to_string(top.back()) + " ORDER BY id DESC LIMIT 15"));
+  expect_json_meta(next, R"({"current_page":null,"last_page":667,"per_page":15,"total":10000,)"
+                         R"("total_relation":"gte"})");
+  std::string below = one("SELECT id FROM products WHERE tenant_id = " + s.tid() +
+                          " AND name ILIKE '%dense%' ORDER BY id DESC OFFSET 11000 LIMIT 1");
+  HttpResponse under = http("GET", base + "&after_id=" + below, s.call());
+  EXPECT_EQ(ids_of(under),
+            expected_ids(s, "%dense%", " AND id < " + below + " ORDER BY id DESC LIMIT 15"));
+  EXPECT_EQ(int_of(under["data"], "total"), 10000);
+  // Short patterns walk too ("en": every Dense); sparse ones (a quarter of
+  // the newest rows) keep the trigram search and count exactly.
+  HttpResponse short_q = http("GET", std::string(kBase) + "?q=en", s.call());
+  EXPECT_EQ(json_get_str(short_q["data"], "total_relation").value_or(""), "gte");
+  EXPECT_EQ(ids_of(short_q), top);
+  HttpResponse other = http("GET", std::string(kBase) + "?q=other&per_page=5", s.call());
+  expect_json_meta(other, R"({"current_page":1,"last_page":800,"per_page":5,"total":4000,)"
+                          R"("total_relation":"eq"})");
+  EXPECT_EQ(ids_of(other), expected_ids(s, "%other%", " ORDER BY id DESC LIMIT 5"));
+  // With another filter the walk keeps it: unpublished rows are not matches.
+  sql("UPDATE products SET published = false WHERE tenant_id = " + s.tid() + " AND id IN (" +
+      std::to_string(top[0]) + ", " + std::to_string(top[2]) + ")");
+  EXPECT_EQ(ids_of(http("GET", base + "&published=true&per_page=5", s.call())),
+            expected_ids(s, "%dense%", " AND published ORDER BY id DESC LIMIT 5"));
+}
+
+// Dense among the newest rows only: the walk looks at 40,000 rows, finds too
+// few matches to settle the total and leaves it to the trigram search, whose
+// exact count and page are the answer. 1,000 newest "Dense", 40,000 older
+// "Other", 5 "Dense" among the oldest.
+TEST(Products, ADenseTopOverSparseRowsFallsBackToTheExactSearch) {
+  Scope s = fresh_scope(admin_token());
+  sql("INSERT INTO products (tenant_id, name, price) SELECT " + s.tid() +
+      ", CASE WHEN g <= 5 OR g > 40005 THEN 'Dense ' ELSE 'Other ' END || lpad(g::text, 5, '0'), "
+      "1 FROM generate_series(1, 41005) g");
+  sync_product_count(s);
+  HttpResponse r = http("GET", std::string(kBase) + "?q=dense&per_page=10&page=101", s.call());
+  ASSERT_EQ(r.status, 200) << r.body;
+  expect_json_meta(r, R"({"current_page":101,"last_page":101,"per_page":10,"total":1005,)"
+                      R"("total_relation":"eq"})");
+  EXPECT_EQ(ids_of(r), expected_ids(s, "%dense%", " ORDER BY id DESC OFFSET 1000 LIMIT 10"));
+  EXPECT_EQ(ids_of(r).size(), 5u);
+}
+
 TEST(Products, EventsAreWrittenForCreateUpdateAndDelete) {
   Scope s = fresh_scope(admin_token());
   int64_t id = create_id(s, R"({"name":"Evented","price":1.5})");

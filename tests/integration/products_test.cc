@@ -893,6 +893,7 @@ TEST(Products, ADenseNameSearchStopsEarlyWithTheSamePagesAndTotal) {
   expect_json_meta(first, R"({"current_page":1,"last_page":667,"per_page":15,"total":10000,)"
                           R"("total_relation":"gte"})");
   Ids top = expected_ids(s, "%dense%", " ORDER BY id DESC LIMIT 15");
+  ASSERT_EQ(top.size(), 15u);
   EXPECT_EQ(ids_of(first), top);
   EXPECT_EQ(ids_of(http("GET", base + "&per_page=50&page=3", s.call())),
             expected_ids(s, "%dense%", " ORDER BY id DESC OFFSET 100 LIMIT 50"));

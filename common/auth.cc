@@ -23,6 +23,7 @@ const Statement kAuthenticate{
     "auth_session",
     "SELECT s.user_id, "
     "       (SELECT m.role FROM memberships m WHERE m.tenant_id = $3::bigint AND m.user_id = $2) "
+    "         AS role "
     "FROM sessions s "
     "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
 
@@ -44,7 +45,7 @@ const Statement kAuthenticateForRead{
     "            THEN ca_refuse('CA401', 'no live session') "
     "            ELSE COALESCE((SELECT m.role FROM memberships m "
     "                           WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
-    "                          ca_refuse('CA403', 'not a member of the tenant')) END"};
+    "                          ca_refuse('CA403', 'not a member of the tenant')) END AS role"};
 
 // For writes: the session check of kAuthenticateForRead, and with $3 NULL
 // (no tenant) the session alone; $4 'ADMIN' asks for that role, refused with
@@ -66,22 +67,35 @@ const Statement kAuthenticateForWrite{
     "                                 WHERE m.tenant_id = $3::bigint AND m.user_id = $2) "
     "                               THEN ca_refuse('CA4AD', 'not an admin of the tenant') "
     "                               ELSE ca_refuse('CA403', 'not a member of the tenant') END) "
-    "       END"};
+    "       END AS role"};
 
 const Statement kTenantExists{"auth_tenant_exists",
-                              "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
+                              "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS found"};
 
-// Only for an active user, whose row is held until the session is committed:
+// A login first takes its user's row, held until the session is committed:
 // a deactivation running meanwhile waits, then revokes it (sql/010). The
 // lock is FOR NO KEY UPDATE, not FOR SHARE, so that two logins of one user
 // take turns too: the second one's kCapSessions then sees the first one's
 // session (a new snapshot per statement, READ COMMITTED), and the cap holds
 // under concurrent logins. It does not conflict with the FOR KEY SHARE that
 // foreign keys to users take (orders, memberships).
+//
+// The lock is a statement of its own, before anything touches sessions: a
+// login waiting for another one's user row then holds nothing the other
+// needs. On Citus (users and sessions are reference tables, whose writes
+// take shard locks on the coordinator) the lock taken inside the
+// INSERT INTO sessions ... SELECT let a second login hold the sessions
+// shard lock while it waited for the row, and the first one's kCapSessions
+// then waited for that shard lock: both waited into the statement timeout.
+const Statement kLockUser{"auth_lock_user",
+                          "SELECT u.id FROM users u WHERE u.id = $1 AND u.is_active "
+                          "FOR NO KEY UPDATE OF u"};
+
+// Only for an active user (locked by kLockUser, in the same transaction).
 const Statement kCreateSession{"auth_create_session",
                                "INSERT INTO sessions (id, user_id, expires_at) "
                                "SELECT $1, u.id, to_timestamp($3) FROM users u "
-                               "WHERE u.id = $2 AND u.is_active FOR NO KEY UPDATE OF u"};
+                               "WHERE u.id = $2 AND u.is_active"};
 
 // $1 user id, $2 the new session, $3 MAX_SESSIONS_PER_USER. Revokes the
 // user's live sessions beyond the newest $3 - 1 others, in the same
@@ -160,7 +174,7 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     out.member = true;
     log_request_context().user_id = out.who.user_id;
     log_request_context().tenant_id = out.who.tenant_id;
-    out.who.role = role_parse(r->text(0, 0)).value_or(Role::kMember);
+    out.who.role = role_parse(r->text(0, "role")).value_or(Role::kMember);
     out.read.emplace(std::move(results[1]));
     return out;
   }
@@ -172,12 +186,12 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
                    : ctx.db.exec(kAuthenticate, check.params);
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::unauthenticated();
-  out.who.user_id = r->int64(0, 0);
+  out.who.user_id = r->int64(0, "user_id");
   log_request_context().user_id = out.who.user_id;
-  if (!r->is_null(0, 1)) {
+  if (!r->is_null(0, "role")) {
     out.member = true;
     log_request_context().tenant_id = out.who.tenant_id;
-    out.who.role = role_parse(r->text(0, 1)).value_or(Role::kMember);
+    out.who.role = role_parse(r->text(0, "role")).value_or(Role::kMember);
   }
   return out;
 }
@@ -267,7 +281,7 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min
     // more round trip, on the refusal path only.
     DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
     if (!exists.ok()) return Error::database(exists.error());
-    if (!exists->boolean(0, 0)) return Error::not_found("Tenant not found");
+    if (!exists->boolean(0, "found")) return Error::not_found("Tenant not found");
   }
   return check_role(ctx, l, min_role);
 }
@@ -279,6 +293,7 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
   c.iat = std::time(nullptr);
   c.exp = c.iat + ctx.config.token_ttl_seconds;
   std::vector<Db::Query> queries{
+      {&kLockUser, {user_id}},
       {&kCreateSession, {c.jti, user_id, c.exp}},
       {&kCapSessions, {user_id, c.jti, ctx.config.max_sessions_per_user}}};
   if (also) queries.push_back(std::move(*also));
@@ -287,11 +302,13 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
     if (!each.ok()) return Error::database(each.error());
   }
   // Deactivated since its password was checked: no session, as for a wrong password.
-  if (r[0]->affected() == 0) return Error::bad_credentials("Invalid credentials");
+  if (r[1]->affected() == 0) return Error::bad_credentials("Invalid credentials");
   return jwt_sign(c, ctx.config.token_secret);
 }
 
 Result<WriteCheck> write_check(Ctx& ctx, const Access& access) {
+  if (access.kind == Access::Kind::kAnyone)
+    return Error::internal("write_check: no session to check");
   std::optional<int64_t> tenant_id;
   if (access.kind == Access::Kind::kTenantHeader) {
     int64_t id = parse_id(ctx.req.tenant_header);
@@ -325,7 +342,7 @@ Result<Principal> write_check_result(Ctx& ctx, const Access& access, const Write
       // With the tenant in the path, no such tenant is a 404, not a 403.
       DbResult exists = ctx.db.exec(kTenantExists, {access.tenant_id});
       if (!exists.ok()) return Error::database(exists.error());
-      if (!exists->boolean(0, 0)) return Error::not_found("Tenant not found");
+      if (!exists->boolean(0, "found")) return Error::not_found("Tenant not found");
     }
     return Error::forbidden("You are not a member of this tenant");
   }
@@ -333,15 +350,11 @@ Result<Principal> write_check_result(Ctx& ctx, const Access& access, const Write
   log_request_context().user_id = who.user_id;
   if (access.kind != Access::Kind::kSession) {
     log_request_context().tenant_id = who.tenant_id;
-    who.role = role_parse(r->text(0, 0)).value_or(Role::kMember);
+    who.role = role_parse(r->text(0, "role")).value_or(Role::kMember);
   }
   return who;
 }
 
-Result<bool> revoke_session(Ctx& ctx, const Principal& who) {
-  DbResult r = ctx.db.exec(kRevokeSession, {who.session_id});
-  if (!r.ok()) return Error::database(r.error());
-  return true;
-}
+Db::Query revoke_session_query(const Principal& who) { return {&kRevokeSession, {who.session_id}}; }
 
 }  // namespace ca

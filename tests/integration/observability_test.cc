@@ -476,7 +476,7 @@ TEST(RoundTrips, TenantUpdateTakesOneRoundTripAndTwoWithATimeZone) {
   EXPECT_EQ(round_trips(handler, zoned), 2);
   std::string unknown = unique("unknown-zone");
   ASSERT_EQ(post(handler, uri, admin, unknown, R"({"settings":{"timezone":"Mars/Olympus"}})"),
-            "Status: 422 Unprocessable Entity");
+            "Status: 422 Unprocessable Content");
   EXPECT_EQ(sql("SELECT name || ' ' || (settings->>'timezone') FROM tenants WHERE id = " +
                 to_string(tenant)),
             std::vector<std::string>{"Trips Europe/Paris"});

@@ -72,30 +72,17 @@ const Statement kAuthenticateForWrite{
 const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS found"};
 
-// A login first takes its user's row, held until the session is committed:
+// Only for an active user, whose row is held until the session is committed:
 // a deactivation running meanwhile waits, then revokes it (sql/010). The
 // lock is FOR NO KEY UPDATE, not FOR SHARE, so that two logins of one user
 // take turns too: the second one's kCapSessions then sees the first one's
 // session (a new snapshot per statement, READ COMMITTED), and the cap holds
 // under concurrent logins. It does not conflict with the FOR KEY SHARE that
 // foreign keys to users take (orders, memberships).
-//
-// The lock is a statement of its own, before anything touches sessions: a
-// login waiting for another one's user row then holds nothing the other
-// needs. On Citus (users and sessions are reference tables, whose writes
-// take shard locks on the coordinator) the lock taken inside the
-// INSERT INTO sessions ... SELECT let a second login hold the sessions
-// shard lock while it waited for the row, and the first one's kCapSessions
-// then waited for that shard lock: both waited into the statement timeout.
-const Statement kLockUser{"auth_lock_user",
-                          "SELECT u.id FROM users u WHERE u.id = $1 AND u.is_active "
-                          "FOR NO KEY UPDATE OF u"};
-
-// Only for an active user (locked by kLockUser, in the same transaction).
 const Statement kCreateSession{"auth_create_session",
                                "INSERT INTO sessions (id, user_id, expires_at) "
                                "SELECT $1, u.id, to_timestamp($3) FROM users u "
-                               "WHERE u.id = $2 AND u.is_active"};
+                               "WHERE u.id = $2 AND u.is_active FOR NO KEY UPDATE OF u"};
 
 // $1 user id, $2 the new session, $3 MAX_SESSIONS_PER_USER. Revokes the
 // user's live sessions beyond the newest $3 - 1 others, in the same
@@ -293,7 +280,6 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
   c.iat = std::time(nullptr);
   c.exp = c.iat + ctx.config.token_ttl_seconds;
   std::vector<Db::Query> queries{
-      {&kLockUser, {user_id}},
       {&kCreateSession, {c.jti, user_id, c.exp}},
       {&kCapSessions, {user_id, c.jti, ctx.config.max_sessions_per_user}}};
   if (also) queries.push_back(std::move(*also));
@@ -302,7 +288,7 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
     if (!each.ok()) return Error::database(each.error());
   }
   // Deactivated since its password was checked: no session, as for a wrong password.
-  if (r[1]->affected() == 0) return Error::bad_credentials("Invalid credentials");
+  if (r[0]->affected() == 0) return Error::bad_credentials("Invalid credentials");
   return jwt_sign(c, ctx.config.token_secret);
 }
 

@@ -54,6 +54,13 @@ const Statement kSetRole{"members_set_role",
 // Citus refuses it as a subquery of an UPDATE of users, a reference table).
 const Statement kLockUser{"members_lock_user",
                           "SELECT u.id FROM users u WHERE u.id = $1 FOR NO KEY UPDATE OF u"};
+// On Citus, a reference table (users) may not be written in a transaction
+// after a parallel read of a distributed table that refers to it
+// (memberships): the read is made sequential (one connection per node) for
+// this transaction. Only a setting on a single PostgreSQL.
+const Statement kSequential{"members_sequential",
+                            "SELECT set_config('citus.multi_shard_modify_mode', 'sequential', "
+                            "true) AS mode"};
 const Statement kNextTenant{"members_next_tenant",
                             "SELECT (SELECT m.tenant_id FROM memberships m "
                             "        WHERE m.user_id = $2 AND m.tenant_id <> $1 "
@@ -161,12 +168,13 @@ Result<Response> members_remove(Ctx& ctx) {
                            [&](const Principal& who) {
                              Queries checks = target_checks(tenant_id, user_id, who, std::nullopt);
                              checks.push_back({&kLockUser, {user_id}});
+                             checks.push_back({&kSequential, {}});
                              checks.push_back({&kNextTenant, {tenant_id, user_id}});
                              return checks;
                            }));
   CA_TRY(target, read_target(w));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
-  const std::optional<int64_t> next = w.check(3).rows().opt_int64(0, "next_tenant");
+  const std::optional<int64_t> next = w.check(4).rows().opt_int64(0, "next_tenant");
   CA_TRY(done, w.commit({{&kRemove, {tenant_id, user_id}},
                          {&kFallBack, {tenant_id, user_id, next}},
                          event_query(tenant_id, "member.removed", json_raw(target.json).get())}));

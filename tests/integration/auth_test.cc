@@ -212,9 +212,8 @@ TEST_F(AuthTest, LoginRacingADeactivationGetsNoSession) {
   std::future<HttpResponse> login =
       std::async(std::launch::async, [&] { return login_response(u.email, u.password); });
   // The login sees the user still active, checks the password, then waits
-  // for this transaction's row lock before it creates the session (the
-  // lock is the first statement of its round trip, common/auth.cc).
-  bool waiting = wait_for_lock_wait("SELECT u.id FROM users u WHERE u.id = $1 AND u.is_active%");
+  // for this transaction's row lock to create the session.
+  bool waiting = wait_for_lock_wait("INSERT INTO sessions%");
   // EXPECT, not ASSERT: the login must be waited for before `conn` (and
   // its lock, were the COMMIT to fail) goes away.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
@@ -511,7 +510,7 @@ TEST_F(AuthTest, ConcurrentLoginsOfOneUserStillKeepTheCap) {
                           uid + ", now() + interval '1 day')"));
   std::future<HttpResponse> login =
       std::async(std::launch::async, [&] { return login_response(u.email, u.password); });
-  bool waiting = wait_for_lock_wait("SELECT u.id FROM users u WHERE u.id = $1 AND u.is_active%");
+  bool waiting = wait_for_lock_wait("INSERT INTO sessions%");
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the login did not wait for the other login of its user";
   HttpResponse r = login.get();

@@ -23,6 +23,7 @@ const Statement kAuthenticate{
     "auth_session",
     "SELECT s.user_id, "
     "       (SELECT m.role FROM memberships m WHERE m.tenant_id = $3::bigint AND m.user_id = $2) "
+    "         AS role "
     "FROM sessions s "
     "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
 
@@ -44,7 +45,7 @@ const Statement kAuthenticateForRead{
     "            THEN ca_refuse('CA401', 'no live session') "
     "            ELSE COALESCE((SELECT m.role FROM memberships m "
     "                           WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
-    "                          ca_refuse('CA403', 'not a member of the tenant')) END"};
+    "                          ca_refuse('CA403', 'not a member of the tenant')) END AS role"};
 
 // For writes: the session check of kAuthenticateForRead, and with $3 NULL
 // (no tenant) the session alone; $4 'ADMIN' asks for that role, refused with
@@ -66,10 +67,10 @@ const Statement kAuthenticateForWrite{
     "                                 WHERE m.tenant_id = $3::bigint AND m.user_id = $2) "
     "                               THEN ca_refuse('CA4AD', 'not an admin of the tenant') "
     "                               ELSE ca_refuse('CA403', 'not a member of the tenant') END) "
-    "       END"};
+    "       END AS role"};
 
 const Statement kTenantExists{"auth_tenant_exists",
-                              "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)"};
+                              "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS found"};
 
 // Only for an active user, whose row is held until the session is committed:
 // a deactivation running meanwhile waits, then revokes it (sql/010). The
@@ -160,7 +161,7 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
     out.member = true;
     log_request_context().user_id = out.who.user_id;
     log_request_context().tenant_id = out.who.tenant_id;
-    out.who.role = role_parse(r->text(0, 0)).value_or(Role::kMember);
+    out.who.role = role_parse(r->text(0, "role")).value_or(Role::kMember);
     out.read.emplace(std::move(results[1]));
     return out;
   }
@@ -172,12 +173,12 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
                    : ctx.db.exec(kAuthenticate, check.params);
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::unauthenticated();
-  out.who.user_id = r->int64(0, 0);
+  out.who.user_id = r->int64(0, "user_id");
   log_request_context().user_id = out.who.user_id;
-  if (!r->is_null(0, 1)) {
+  if (!r->is_null(0, "role")) {
     out.member = true;
     log_request_context().tenant_id = out.who.tenant_id;
-    out.who.role = role_parse(r->text(0, 1)).value_or(Role::kMember);
+    out.who.role = role_parse(r->text(0, "role")).value_or(Role::kMember);
   }
   return out;
 }
@@ -267,7 +268,7 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min
     // more round trip, on the refusal path only.
     DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
     if (!exists.ok()) return Error::database(exists.error());
-    if (!exists->boolean(0, 0)) return Error::not_found("Tenant not found");
+    if (!exists->boolean(0, "found")) return Error::not_found("Tenant not found");
   }
   return check_role(ctx, l, min_role);
 }
@@ -292,6 +293,8 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Que
 }
 
 Result<WriteCheck> write_check(Ctx& ctx, const Access& access) {
+  if (access.kind == Access::Kind::kAnyone)
+    return Error::internal("write_check: no session to check");
   std::optional<int64_t> tenant_id;
   if (access.kind == Access::Kind::kTenantHeader) {
     int64_t id = parse_id(ctx.req.tenant_header);
@@ -325,7 +328,7 @@ Result<Principal> write_check_result(Ctx& ctx, const Access& access, const Write
       // With the tenant in the path, no such tenant is a 404, not a 403.
       DbResult exists = ctx.db.exec(kTenantExists, {access.tenant_id});
       if (!exists.ok()) return Error::database(exists.error());
-      if (!exists->boolean(0, 0)) return Error::not_found("Tenant not found");
+      if (!exists->boolean(0, "found")) return Error::not_found("Tenant not found");
     }
     return Error::forbidden("You are not a member of this tenant");
   }
@@ -333,15 +336,11 @@ Result<Principal> write_check_result(Ctx& ctx, const Access& access, const Write
   log_request_context().user_id = who.user_id;
   if (access.kind != Access::Kind::kSession) {
     log_request_context().tenant_id = who.tenant_id;
-    who.role = role_parse(r->text(0, 0)).value_or(Role::kMember);
+    who.role = role_parse(r->text(0, "role")).value_or(Role::kMember);
   }
   return who;
 }
 
-Result<bool> revoke_session(Ctx& ctx, const Principal& who) {
-  DbResult r = ctx.db.exec(kRevokeSession, {who.session_id});
-  if (!r.ok()) return Error::database(r.error());
-  return true;
-}
+Db::Query revoke_session_query(const Principal& who) { return {&kRevokeSession, {who.session_id}}; }
 
 }  // namespace ca

@@ -70,16 +70,19 @@ Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id,
 Result<std::string> issue_token(Ctx& ctx, int64_t user_id,
                                 std::optional<Db::Query> also = std::nullopt);
 
-// Revokes the session of the presented token.
-Result<bool> revoke_session(Ctx& ctx, const Principal& who);
+// The statement that revokes the session of the presented token (logout,
+// through write_once()).
+Db::Query revoke_session_query(const Principal& who);
 
 // --- For writes (common/write.h) -------------------------------------------
 
 // Who may make a write: any live session (the caller's own records), or a
 // member of the X-Tenant-ID tenant or of the tenant in the path, with at
-// least `min_role`.
+// least `min_role`; or anyone (kAnyone: no session to check, the write
+// statement checks what the request presents, as an invitation's token
+// does; write_once() only, on a route that takes no Idempotency-Key).
 struct Access {
-  enum class Kind { kSession, kTenantHeader, kPathTenant };
+  enum class Kind { kSession, kTenantHeader, kPathTenant, kAnyone };
   Kind kind = Kind::kSession;
   int64_t tenant_id = 0;  // kPathTenant
   Role min_role = Role::kMember;
@@ -91,6 +94,7 @@ struct Access {
   static Access path_tenant(int64_t tenant_id, Role min_role = Role::kMember) {
     return {Kind::kPathTenant, tenant_id, min_role};
   }
+  static Access anyone() { return {Kind::kAnyone, 0, Role::kMember}; }
 };
 
 // The session check of a write, as a statement that raises unless the

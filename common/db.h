@@ -123,8 +123,8 @@ class Rows {
   double number(int row, const char* name) const { return number(row, col(name)); }
   bool boolean(int row, const char* name) const { return boolean(row, col(name)); }
 
-  // By position. Being removed (issue 28): handlers not yet moved to names
-  // still call these; new code must not.
+ private:
+  // By position: only through a Col (above), never a hand-kept index.
   bool is_null(int row, int col) const { return PQgetisnull(res_.get(), row, col) != 0; }
   std::string_view text(int row, int col) const;
   std::string str(int row, int col) const { return std::string(text(row, col)); }
@@ -136,7 +136,6 @@ class Rows {
   double number(int row, int col) const;
   bool boolean(int row, int col) const { return text(row, col) == "t"; }
 
- private:
   PgResultPtr res_;
   std::vector<int> timestamp_slot_;  // per column: its slot in timestamps_, or -1
   int timestamp_columns_ = 0;

@@ -34,7 +34,7 @@ const Statement kClaim{"idempotency_claim",
                        " THEN NULL ELSE k.body END, "
                        "  created_at = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
                        " THEN now() ELSE k.created_at END "
-                       "RETURNING status, headers, body, request_hash = $4::bytea"};
+                       "RETURNING status, headers, body, request_hash = $4::bytea AS same_request"};
 #undef CA_IDEMPOTENCY_EXPIRED
 
 // The answer, in the transaction of the change (sent with its COMMIT): the
@@ -135,15 +135,15 @@ std::vector<DbResult> IdempotentRequest::begin_write(const Db::Query& check, int
   if (!claim.ok()) {
     state_ = State::kClaimFailed;
     claim_error_ = claim.error();
-  } else if (claim->is_null(0, 0)) {
+  } else if (claim->is_null(0, "status")) {
     state_ = State::kClaimed;
   } else {
-    state_ = claim->boolean(0, 3) ? State::kStored : State::kOtherRequest;
+    state_ = claim->boolean(0, "same_request") ? State::kStored : State::kOtherRequest;
     if (state_ == State::kStored) {
       Response stored;
-      stored.status = static_cast<int>(claim->int64(0, 0));
-      stored.body = claim->str(0, 2);
-      parse_headers(claim->text(0, 1), &stored);
+      stored.status = static_cast<int>(claim->int64(0, "status"));
+      stored.body = claim->str(0, "body");
+      parse_headers(claim->text(0, "headers"), &stored);
       stored.header("Idempotent-Replayed", "true");
       replay_ = std::move(stored);
     }

@@ -305,15 +305,20 @@ Result<Response> metrics_handler(Ctx& ctx) {
   // probe or a count over the pending rows only).
   static const Statement kGauges{
       "metrics_gauges",
-      "SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'), "
+      "SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') "
+      "    AS commerce_admin_webhook_deliveries_pending, "
       "  (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)::float8 "
-      "     FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()), "
+      "     FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()) "
+      "    AS commerce_admin_webhook_oldest_due_seconds, "
       "  (SELECT count(*) FROM webhook_deliveries "
-      "     WHERE status = 'failed' AND last_attempt_at > now() - interval '1 hour'), "
-      "  (SELECT count(*) FROM webhooks WHERE is_active AND failing_since IS NOT NULL), "
+      "     WHERE status = 'failed' AND last_attempt_at > now() - interval '1 hour') "
+      "    AS commerce_admin_webhook_deliveries_failed_last_hour, "
+      "  (SELECT count(*) FROM webhooks WHERE is_active AND failing_since IS NOT NULL) "
+      "    AS commerce_admin_webhooks_failing, "
       "  (SELECT count(*) FROM announcements WHERE status = 'published' AND is_push_enabled "
-      "     AND push_status IN ('pending', 'sending')), "
-      "  (SELECT EXTRACT(EPOCH FROM last_success_at)::float8 FROM worker_status)"};
+      "     AND push_status IN ('pending', 'sending')) AS commerce_admin_push_pending, "
+      "  (SELECT EXTRACT(EPOCH FROM last_success_at)::float8 FROM worker_status) "
+      "    AS last_success"};
   std::string out = metrics_render_files(g_dir);
   DbResult r = ctx.db.exec(kGauges);
   appendf(&out,
@@ -336,15 +341,15 @@ Result<Response> metrics_handler(Ctx& ctx) {
     for (int i = 0; i < 5; ++i) {
       appendf(&out, "# HELP %s %s\n# TYPE %s gauge\n%s %s\n", kGaugeNames[i].name,
               kGaugeNames[i].help, kGaugeNames[i].name, kGaugeNames[i].name,
-              std::string(r->text(0, i)).c_str());
+              std::string(r->text(0, kGaugeNames[i].name)).c_str());
     }
-    if (!r->is_null(0, 5)) {
+    if (!r->is_null(0, "last_success")) {
       appendf(&out,
               "# HELP commerce_admin_worker_last_success_timestamp_seconds When a worker last "
               "finished a pass with no failed task.\n"
               "# TYPE commerce_admin_worker_last_success_timestamp_seconds gauge\n"
               "commerce_admin_worker_last_success_timestamp_seconds %s\n",
-              std::string(r->text(0, 5)).c_str());
+              std::string(r->text(0, "last_success")).c_str());
     }
   }
   Response resp{200, std::move(out), {}};

@@ -1,8 +1,7 @@
-// The paginated body of a list statement shaped "total + page": column 0 of
-// every row is the total, the item's columns follow from column 1, and a
-// page past the end is one row of NULLs (the total LEFT JOINed to an empty
-// page), so one round trip answers both; and the list endpoint of a path
-// tenant built on it (path_tenant_page). Header-only; no state.
+// The list endpoints without filters of their own, whole: a tenant's page
+// (the tenant in the path, or in X-Tenant-ID) of a statement shaped
+// "total + page" (json_rendered.h), and the caller's own records. Each is
+// one round trip but path_tenant_page's (two). Header-only; no state.
 #pragma once
 
 #include <utility>
@@ -17,18 +16,6 @@
 #include "validate.h"
 
 namespace ca {
-
-// `{data, current_page, last_page, per_page, total}` with `item(rows, i)` for
-// each row of the page.
-template <class Item>
-Json paginated_rows(const Rows& rows, const PageParams& page, Item&& item) {
-  Json data = json_array();
-  for (int i = 0; i < rows.size(); ++i) {
-    if (rows.is_null(i, 1)) continue;  // the empty page's row of NULLs
-    json_append(data.get(), item(rows, i));
-  }
-  return paginated(std::move(data), page, rows.empty() ? 0 : rows.int64(0, 0));
-}
 
 // The whole of a GET that lists what belongs to the tenant in the path
 // (`{tenantId}`, the route's first parameter), without filters of its own:
@@ -45,6 +32,31 @@ inline Result<Response> path_tenant_page(Ctx& ctx, const Statement& list,
   DbResult r = ctx.db.exec(list, {tenant_id, page.per_page, page.offset()});
   if (!r.ok()) return Error::database(r.error());
   return Response::json(200, json_rendered_page(r.rows(), page));
+}
+
+// The whole of a GET that lists a page of what belongs to the X-Tenant-ID
+// tenant, without filters of its own: the page parameters (default
+// `per_page`; a bad one is answered after the caller's 401/400/403), then
+// the session check and `list` in one round trip, with $1 the tenant, $2
+// per_page and $3 the offset. Answers 200 `{success, data: page}`.
+inline Result<Response> tenant_header_page(Ctx& ctx, const Statement& list, int64_t per_page) {
+  Result<PageParams> page = read_page_params(ctx.req, per_page);
+  if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
+  CA_TRY(read, authenticate_tenant_header_read(ctx, list, {page->per_page, page->offset()}));
+  DbResult& r = read.rows;
+  if (!r.ok()) return Error::database(r.error());
+  return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
+}
+
+// The whole of a GET that lists the caller's own records (`list` with $1
+// the caller's user id, a `json` column): 200 `{<member>: [...]}`.
+inline Result<Response> own_list(Ctx& ctx, const Statement& list, JsonKey member) {
+  CA_TRY(who, authenticate(ctx));
+  DbResult r = ctx.db.exec(list, {who.user_id});
+  if (!r.ok()) return Error::database(r.error());
+  Json out = json_object();
+  json_add(out.get(), member, json_rendered_array(r.rows()));
+  return Response::json(200, out);
 }
 
 }  // namespace ca

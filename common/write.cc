@@ -19,7 +19,35 @@ const DbError* first_failure(const std::vector<DbResult>& results) {
 
 }  // namespace
 
+Result<Principal> authenticate_for(Ctx& ctx, const Access& access) {
+  switch (access.kind) {
+    case Access::Kind::kTenantHeader:
+      return authenticate_tenant_header(ctx, access.min_role);
+    case Access::Kind::kPathTenant:
+      return authenticate_path_tenant(ctx, access.tenant_id, access.min_role);
+    case Access::Kind::kAnyone:
+      return Principal{};
+    case Access::Kind::kSession:
+      break;
+  }
+  return authenticate(ctx);
+}
+
+Error refuse_before_write(Ctx& ctx, const Access& access, Result<Json>& body,
+                          const FieldErrors& errs) {
+  CA_TRY(who, authenticate_for(ctx, access));
+  (void)who;
+  if (!body.ok()) return std::move(body.error());
+  return Error::invalid(errs);
+}
+
 Result<Written> write_once(Ctx& ctx, const Access& access, const QueriesFor& writes) {
+  if (access.kind == Access::Kind::kAnyone) {
+    // No session: the statements check what the request presents.
+    std::vector<DbResult> r = ctx.db.write_pipeline(writes(Principal{}));
+    if (const DbError* failed = first_failure(r)) return Error::database(*failed);
+    return Written{Principal{}, std::move(r)};
+  }
   if (ctx.idempotency != nullptr) {
     // The key is claimed with BEGIN and the session check; the answer is
     // stored with the COMMIT (IdempotentRequest::finish).

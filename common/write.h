@@ -22,6 +22,12 @@
 //   if (locked.empty()) return Error::not_found(...);   // rolled back
 //   CA_TRY(done, w.commit({{&kUpdate, {...}}, event_query(w.who().tenant_id, type, data)}));
 //
+// A write that no session authorises (Access::anyone(): accepting an
+// invitation with its token and a new account) is write_once() without the
+// session check: its statement checks the request and refuses by raising
+// (ca_refuse(), sql/014, with CA400 or CA409: Error::database() answers 400
+// or 409 with the statement's message), which rolls back all of it.
+//
 // Round trips:
 //   write_once       1: the session check, the writes; one implicit
 //                       transaction, committed at once.
@@ -40,9 +46,9 @@
 // cache: a logout or a deactivation holds on the very next request.
 //
 // A request refused before it gets here (a body that is not JSON, fields
-// that fail) must still answer 401/400/403 first: on that path call
-// authenticate_tenant_header() or authenticate() (auth.h), then return the
-// refusal, as orders_create() does. A write's own failure comes back as
+// that fail) must still answer 401/400/403 first: on that path return
+// refuse_before_write() (or, to check more before answering, call
+// authenticate_for() first), as orders_create() does. A write's own failure comes back as
 // Error::database() (error.h), rendered in the route's style.
 //
 // The queries are built by a function of the caller (`who.user_id`,
@@ -57,6 +63,8 @@
 
 #include "auth.h"
 #include "db.h"
+#include "error.h"
+#include "json.h"
 #include "result.h"
 #include "router.h"
 
@@ -74,6 +82,18 @@ struct Written {
 // idempotency key, as above). A failed write is answered 500/503 in the
 // route's error style, everything rolled back.
 Result<Written> write_once(Ctx& ctx, const Access& access, const QueriesFor& writes);
+
+// The caller as the write's session check would judge them, without
+// writing: authenticate(), authenticate_tenant_header() or
+// authenticate_path_tenant() (auth.h) by `access`; one round trip. For the
+// refusal path of a write only.
+Result<Principal> authenticate_for(Ctx& ctx, const Access& access);
+
+// A write refused before it runs: a body that is not JSON (`body` failed),
+// or fields that fail (`errs`). The caller's 401/400/403/404 come first,
+// then the body's 400, then 422 with `errs`.
+Error refuse_before_write(Ctx& ctx, const Access& access, Result<Json>& body,
+                          const FieldErrors& errs = {});
 
 class WriteTx {
  public:

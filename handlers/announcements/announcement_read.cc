@@ -6,6 +6,7 @@
 #include "db.h"
 #include "error.h"
 #include "json_rendered.h"
+#include "page_rows.h"
 #include "validate.h"
 
 namespace ca {
@@ -173,13 +174,7 @@ const Statement kGet{"announcements_get",
 }  // namespace
 
 Result<Response> announcements_list(Ctx& ctx) {
-  Result<PageParams> page = read_page_params(ctx.req, kDefaultPerPage);
-  if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
-  // Token, session, membership and the page in one round trip.
-  CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
-  DbResult& r = read.rows;
-  if (!r.ok()) return Error::database(r.error());
-  return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
+  return tenant_header_page(ctx, kList, kDefaultPerPage);
 }
 
 Result<Response> announcements_active(Ctx& ctx) {

@@ -95,12 +95,7 @@ Result<bool> check_targets(Ctx& ctx, int64_t tenant_id, const AnnouncementFields
 
 Result<Response> announcements_create(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);
-  if (!body.ok()) {
-    // A token, tenant or membership refused comes before a bad body.
-    CA_TRY(who, authenticate_tenant_header(ctx));
-    (void)who;
-    return std::move(body.error());
-  }
+  if (!body.ok()) return refuse_before_write(ctx, Access::tenant_header(), body);
   FieldErrors errs;
   AnnouncementFields fields;
   announcement_read_body(body->get(), InputMode::kCreate, &fields, errs);
@@ -140,12 +135,7 @@ Result<Response> announcements_create(Ctx& ctx) {
 Result<Response> announcements_update(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
   Result<Json> body = parse_json_object(ctx.req);
-  if (!body.ok()) {
-    // A token, tenant or membership refused comes before a bad body.
-    CA_TRY(who, authenticate_tenant_header(ctx));
-    (void)who;
-    return std::move(body.error());
-  }
+  if (!body.ok()) return refuse_before_write(ctx, Access::tenant_header(), body);
   // The record locked with the session check; the update and its event
   // with COMMIT (common/write.h).
   CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "events.h"
 #include "json_rendered.h"
+#include "page_rows.h"
 #include "validate.h"
 #include "write.h"
 
@@ -88,14 +89,6 @@ const Statement kDelete{
 
 Error not_found() { return Error::not_found("Category not found"); }
 
-// A body that is not JSON or fields that fail: the caller's 401/403 first.
-Error refuse(Ctx& ctx, Result<Json>& body, FieldErrors& errs) {
-  CA_TRY(who, authenticate_tenant_header(ctx));
-  (void)who;
-  if (!body.ok()) return std::move(body.error());
-  return Error::invalid(errs);
-}
-
 template <class T>
 Param opt(const Field<T>& f) {
   return f.has_value() ? Param(f.value) : Param();
@@ -103,15 +96,7 @@ Param opt(const Field<T>& f) {
 
 }  // namespace
 
-Result<Response> categories_list(Ctx& ctx) {
-  Result<PageParams> page = read_page_params(ctx.req, 15);
-  if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
-  // Token, session, membership and the page in one round trip.
-  CA_TRY(read, authenticate_tenant_header_read(ctx, kList, {page->per_page, page->offset()}));
-  DbResult& r = read.rows;
-  if (!r.ok()) return Error::database(r.error());
-  return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
-}
+Result<Response> categories_list(Ctx& ctx) { return tenant_header_page(ctx, kList, 15); }
 
 Result<Response> categories_create(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);
@@ -122,7 +107,8 @@ Result<Response> categories_create(Ctx& ctx) {
     name = in.str("name", {.required = true, .trim = true, .max = 255});
     description = in.str("description", {.nullable = true, .max = kMaxDescription});
   }
-  if (!body.ok() || !errs.empty()) return refuse(ctx, body, errs);
+  if (!body.ok() || !errs.empty())
+    return refuse_before_write(ctx, Access::tenant_header(), body, errs);
   // A taken name: 422 (common/error.cc).
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kCreate, {who.tenant_id, name.value, opt(description)}}};
@@ -153,7 +139,8 @@ Result<Response> categories_update(Ctx& ctx) {
       errs.add("name", "The name field is required when description is not present.");
     }
   }
-  if (!body.ok() || !errs.empty()) return refuse(ctx, body, errs);
+  if (!body.ok() || !errs.empty())
+    return refuse_before_write(ctx, Access::tenant_header(), body, errs);
   // A taken name: 422 (common/error.cc).
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kUpdate,

@@ -85,13 +85,13 @@ int migrate(const ca::Config& config, const char* sql_dir) {
   std::string runtime_role = owner_url.empty() ? "" : conninfo_user(config.database_url);
   ca::Db db(owner_url.empty() ? config.database_url : owner_url);
   if (!db.ensure_connected()) return 1;
-  static const ca::Statement kCurrentUser{"cli_current_user", "SELECT current_user"};
+  static const ca::Statement kCurrentUser{"cli_current_user", "SELECT current_user AS name"};
   ca::DbResult me = db.exec(kCurrentUser);
   if (!me.ok()) {
     std::fprintf(stderr, "commerce-admin: %s\n", me.error().message.c_str());
     return 1;
   }
-  if (me->text(0, 0) == runtime_role) runtime_role.clear();
+  if (me->text(0, "name") == runtime_role) runtime_role.clear();
   return ca::cli_migrate(db, sql_dir, runtime_role);
 }
 

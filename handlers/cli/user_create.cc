@@ -78,7 +78,7 @@ int cli_user_create(Db& db, const UserToCreate& user) {
     std::fprintf(stderr, "commerce-admin: a user with email %s exists already\n", email.c_str());
     return 1;
   }
-  std::printf("created user %lld (%s)\n", static_cast<long long>(r->int64(0, 0)), email.c_str());
+  std::printf("created user %lld (%s)\n", static_cast<long long>(r->int64(0, "id")), email.c_str());
   return 0;
 }
 

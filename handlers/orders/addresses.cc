@@ -5,6 +5,7 @@
 #include "error.h"
 #include "json_rendered.h"
 #include "orders.h"
+#include "page_rows.h"
 #include "validate.h"
 #include "write.h"
 
@@ -36,13 +37,7 @@ Result<Response> addresses_create(Ctx& ctx) {
     country = in.str("country", {.required = true, .trim = true, .min = 2, .max = 100});
     postal_code = in.str("postal_code", {.required = true, .trim = true, .max = 20});
   }
-  if (!body.ok() || !errs.empty()) {
-    // A token refused comes before a bad body.
-    CA_TRY(who, authenticate(ctx));
-    (void)who;
-    if (!body.ok()) return std::move(body.error());
-    return Error::invalid(errs);
-  }
+  if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
   // The session check and the insert: one round trip (common/write.h).
   CA_TRY(
       w, write_once(ctx, Access::session(), [&](const Principal& who) {
@@ -52,13 +47,6 @@ Result<Response> addresses_create(Ctx& ctx) {
   return Response::json(201, json_rendered(w.results[0].rows(), 0));
 }
 
-Result<Response> addresses_list(Ctx& ctx) {
-  CA_TRY(who, authenticate(ctx));
-  DbResult r = ctx.db.exec(kList, {who.user_id});
-  if (!r.ok()) return Error::database(r.error());
-  Json out = json_object();
-  json_add(out.get(), "data", json_rendered_array(r.rows()));
-  return Response::json(200, out);
-}
+Result<Response> addresses_list(Ctx& ctx) { return own_list(ctx, kList, "data"); }
 
 }  // namespace ca

@@ -265,12 +265,7 @@ Result<Response> refuse_invalid(Ctx& ctx, const OrderInput& in, FieldErrors& err
 
 Result<Response> orders_create(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);
-  if (!body.ok()) {
-    // A token, tenant or membership refused comes before a bad body.
-    CA_TRY(who, authenticate_tenant_header(ctx));
-    (void)who;
-    return std::move(body.error());
-  }
+  if (!body.ok()) return refuse_before_write(ctx, Access::tenant_header(), body);
   FieldErrors errs;
   OrderInput in = read_order(body->get(), errs);
   if (!errs.empty()) return refuse_invalid(ctx, in, errs);

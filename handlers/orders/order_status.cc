@@ -63,13 +63,8 @@ Result<Response> orders_update_status(Ctx& ctx) {
     status = in.str("status", {.required = true,
                                .one_of = {"pending", "processing", "completed", "cancelled"}});
   }
-  if (!body.ok() || !errs.empty()) {
-    // A token, tenant or membership refused comes before a bad body.
-    CA_TRY(who, authenticate_tenant_header(ctx));
-    (void)who;
-    if (!body.ok()) return std::move(body.error());
-    return Error::invalid(errs);
-  }
+  if (!body.ok() || !errs.empty())
+    return refuse_before_write(ctx, Access::tenant_header(), body, errs);
 
   // Round trip 1: the session check and the order, locked. 2: the change,
   // its events, the order read back, COMMIT.

@@ -87,36 +87,47 @@ const Statement kAcceptable{
     "WHERE i.tenant_id = $1 AND i.id = $2 AND i.token_hash = $3::bytea "
     "  AND i.status = 'pending' AND i.expires_at > now()"};
 
-// The single use: a conditional update. Of two accepts of one token at once,
-// the second waits for the first's row lock, then finds the row no longer
-// pending and gets no row. $4 is the accepting account (its email must be
-// the invited one), NULL when the account is being created.
-const Statement kClaim{
-    "invitations_claim",
-    "UPDATE invitations i SET status = 'accepted', accepted_at = now() "
-    "WHERE i.tenant_id = $1 AND i.id = $2 AND i.token_hash = $3::bytea "
-    "  AND i.status = 'pending' AND i.expires_at > now() "
-    "  AND ($4::bigint IS NULL "
-    "       OR lower(i.email) = (SELECT lower(u.email) FROM users u WHERE u.id = $4)) "
-    "RETURNING i.email, i.role, i.invited_by"};
-
-// No row when an account with this email exists (or is being created).
-const Statement kCreateUser{"invitations_create_user",
-                            "INSERT INTO users (name, email, password_hash) VALUES ($1, $2, $3) "
-                            "ON CONFLICT (lower(email)) DO NOTHING RETURNING id"};
-
-// Adds the membership and makes this tenant the user's current one: the
-// one place (with tenant creation, by the user themselves) that sets
-// users.tenant_id. Returns the member record and the user.registered
-// event's data ($4: who invited); no row when the user is a member already.
-const Statement kJoin{
-    "invitations_join",
-    "WITH m AS (INSERT INTO memberships (tenant_id, user_id, role) VALUES ($1, $2, $3) "
-    "           ON CONFLICT DO NOTHING RETURNING user_id) "
-    "UPDATE users u SET tenant_id = $1, updated_at = now() "
-    "WHERE u.id IN (SELECT user_id FROM m) "
-    "RETURNING ca_member_json($1, u.id, $3, u.name, u.email) AS member, "
-    "  ca_user_registered_json(u.id, u.name, u.email, $3, $4) AS event"};
+// The accept, one statement routed by the token's tenant ($1; every table
+// of the tenant filtered by it, for Citus). $2 invitation, $3 token hash,
+// $4 the accepting account (from its session; NULL: create one, named $5
+// with password hash $6), $7 the answer to any token that cannot be
+// accepted, $8 the answer when the account is a member already.
+//
+// The single use is a conditional update (`c`): of two accepts of one token
+// at once, the second waits for the first's row lock, then finds the row no
+// longer pending. An existing account must have the invited email (`a`); a
+// new one is created with the tenant as its current one (`n`; none when an
+// account with the email exists or is being created). Then the membership,
+// the account's current tenant (the one place, with tenant creation by the
+// user themselves, that sets users.tenant_id), the user.registered event and
+// its deliveries. When the claim, the account or the membership failed, the
+// statement raises (ca_refuse, CA400 or CA409: common/write.h), so nothing
+// of it stays and the invitation stays pending.
+const Statement kAccept{
+    "invitations_accept",
+    "WITH c AS (UPDATE invitations i SET status = 'accepted', accepted_at = now() "
+    "           WHERE i.tenant_id = $1 AND i.id = $2 AND i.token_hash = $3::bytea "
+    "             AND i.status = 'pending' AND i.expires_at > now() "
+    "           RETURNING i.email, i.role, i.invited_by), "
+    "a AS (SELECT u.id, u.name, u.email FROM users u JOIN c ON lower(u.email) = lower(c.email) "
+    "      WHERE u.id = $4::bigint), "
+    "n AS (INSERT INTO users (name, email, password_hash, tenant_id) "
+    "      SELECT $5, c.email, $6, $1 FROM c WHERE $4::bigint IS NULL "
+    "      ON CONFLICT (lower(email)) DO NOTHING RETURNING id, name, email), "
+    "j AS (SELECT id, name, email FROM a UNION ALL SELECT id, name, email FROM n), "
+    "m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT $1, j.id, c.role FROM j, c "
+    "      ON CONFLICT DO NOTHING RETURNING user_id), "
+    "cur AS (UPDATE users u SET tenant_id = $1, updated_at = now() FROM a, m "
+    "        WHERE u.id = a.id AND m.user_id = a.id), "
+    "" CA_EVENTS_CTE(
+        "SELECT $1::bigint, 'user.registered', "
+        "ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb "
+        "FROM j, c, m") " "
+    "SELECT ca_member_json($1, j.id, c.role, j.name, j.email) AS member FROM j, c, m "
+    "UNION ALL "
+    "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM j) THEN ca_refuse('CA400', $7) "
+    "            ELSE ca_refuse('CA409', $8) END "
+    "WHERE NOT EXISTS (SELECT 1 FROM m)"};
 
 constexpr size_t kMaxTokenLength = 200;
 
@@ -144,13 +155,7 @@ Result<Response> invitations_create(Ctx& ctx) {
       errs.add("email", "The email field must be a valid email address.");
     }
   }
-  if (!body.ok() || !errs.empty()) {
-    // A token, tenant or role refused comes before a bad body.
-    CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-    (void)who;
-    if (!body.ok()) return std::move(body.error());
-    return Error::invalid(errs);
-  }
+  if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
   std::string secret = invitation_secret_generate();
   // Round trip 1: the session check, the tenant locked and the caller asked
@@ -196,37 +201,40 @@ Result<Response> invitations_revoke(Ctx& ctx) {
 }
 
 Result<Response> invitations_accept(Ctx& ctx) {
-  // With a bearer token it must be a live one (401 first, as everywhere);
+  // With a bearer token it must be a live one (401 first, as everywhere:
+  // the accept's session check, or the refusals' authenticate_for());
   // without one the account is to be created.
-  std::optional<Principal> who;
-  if (!ctx.req.authorization.empty()) {
-    CA_TRY(caller, authenticate(ctx));
-    who = std::move(caller);
-  }
-  CA_TRY(body, parse_json_object(ctx.req));
+  const bool has_account = !ctx.req.authorization.empty();
+  const Access access = has_account ? Access::session() : Access::anyone();
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto token = in.str("token", {.required = true, .max = kMaxTokenLength});
-  Field<std::string> name, password;
-  // An existing account keeps its name and password: these are only read
-  // when creating one. The rules are the CLI's `user create` (and login's).
-  if (!who) {
-    name = in.str("name", {.required = true, .trim = true, .min = 1, .max = 255});
-    password = in.str("password", {.required = true, .min = 8, .max = 1024});
+  Field<std::string> token, name, password;
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    token = in.str("token", {.required = true, .max = kMaxTokenLength});
+    // An existing account keeps its name and password: these are only read
+    // when creating one. The rules are the CLI's `user create` (and login's).
+    if (!has_account) {
+      name = in.str("name", {.required = true, .trim = true, .min = 1, .max = 255});
+      password = in.str("password", {.required = true, .min = 8, .max = 1024});
+    }
   }
-  if (!errs.empty()) return Error::invalid(errs);
+  if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
   std::optional<InvitationToken> parsed = invitation_token_parse(token.value);
-  if (!parsed) return invalid_invitation();
+  if (!parsed) {
+    CA_TRY(who, authenticate_for(ctx, access));
+    (void)who;
+    return invalid_invitation();
+  }
   const std::string hash = invitation_secret_hash(parsed->secret);
   const int64_t tenant_id = parsed->tenant_id;
-  const std::vector<Param> key{tenant_id, parsed->invitation_id, hash};
 
   std::optional<std::string> password_hashed;
-  if (!who) {
+  if (!has_account) {
     // Refuse a bad token, or an email that has an account, before the
     // costly hash (the accept checks both again).
-    DbResult acceptable = ctx.db.exec(kAcceptable, key);
+    DbResult acceptable = ctx.db.exec(kAcceptable, {tenant_id, parsed->invitation_id, hash});
     if (!acceptable.ok()) return Error::database(acceptable.error());
     if (acceptable->empty() || !acceptable->boolean(0, "email_free")) return invalid_invitation();
     if (client_gone(ctx.req)) return Error::client_closed("Client closed the request");
@@ -234,38 +242,17 @@ Result<Response> invitations_accept(Ctx& ctx) {
     if (!password_hashed) return Error::internal("password hashing failed");
   }
 
-  Transaction tx(ctx.db);
-  if (!tx.began()) return Error::database(tx.begin_error());
-  DbResult claim = ctx.db.exec(
-      kClaim, {tenant_id, parsed->invitation_id, hash, who ? Param(who->user_id) : Param()});
-  if (!claim.ok()) return Error::database(claim.error());
-  if (claim->empty()) return invalid_invitation();
-  const std::string role = claim->str(0, "role");
-  const int64_t invited_by = claim->int64(0, "invited_by");
-
-  int64_t user_id = 0;
-  if (who) {
-    user_id = who->user_id;
-  } else {
-    DbResult created =
-        ctx.db.exec(kCreateUser, {name.value, claim->str(0, "email"), *password_hashed});
-    if (!created.ok()) return Error::database(created.error());
-    // An account with this email was made meanwhile: as for any bad token
-    // (the transaction rolls back, so the invitation stays pending).
-    if (created->empty()) return invalid_invitation();
-    user_id = created->int64(0, "id");
-  }
-  DbResult joined = ctx.db.exec(kJoin, {tenant_id, user_id, role, invited_by});
-  if (!joined.ok()) return Error::database(joined.error());
-  if (joined->empty()) return Error::conflict("You are already a member of this tenant");
-
-  Json event = json_rendered(joined.rows(), 0, joined->col("event"));
-  DbResult emitted = emit_event(ctx.db, tenant_id, "user.registered", event.get());
-  if (!emitted.ok()) return Error::database(emitted.error());
-  DbResult committed = tx.commit();
-  if (!committed.ok()) return Error::database(committed.error());
-
-  return member_response(201, "Invitation accepted", joined->text(0, "member"));
+  // An existing account: its session check and the accept, one round trip;
+  // a new one: the accept alone (Access::anyone(), common/write.h), after
+  // the check above. The refusals come from the statement (kAccept).
+  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+           return Queries{
+               {&kAccept,
+                {tenant_id, parsed->invitation_id, hash, has_account ? Param(who.user_id) : Param(),
+                 has_account ? Param() : Param(name.value), password_hashed,
+                 invalid_invitation().message, "You are already a member of this tenant"}}};
+         }));
+  return member_response(201, "Invitation accepted", w.results[0].rows().text(0, "member"));
 }
 
 }  // namespace ca

@@ -45,14 +45,36 @@ const Statement kSetRole{"members_set_role",
                          "UPDATE memberships SET role = $3, updated_at = now() "
                          "WHERE tenant_id = $1 AND user_id = $2"};
 
-// Removes the link; the user's current tenant falls back to their newest other one.
-const Statement kRemove{
-    "members_remove",
-    "WITH d AS (DELETE FROM memberships WHERE tenant_id = $1 AND user_id = $2 RETURNING user_id) "
-    "UPDATE users u SET tenant_id = (SELECT m.tenant_id FROM memberships m "
-    "    WHERE m.user_id = u.id AND m.tenant_id <> $1 ORDER BY m.created_at DESC LIMIT 1), "
-    "  updated_at = now() "
-    "WHERE u.id IN (SELECT user_id FROM d) AND u.tenant_id = $1"};
+// For a removal, after the target: the user's row locked, so that changes
+// of one user's memberships take turns (another removal, an accept, a
+// tenant created, which all update the row), then, in a statement of its
+// own (a snapshot taken after the lock), the tenant the user's current one
+// falls back to when it is $1: their newest other membership, or NULL. The
+// memberships of a user are on any shard (the one multi-shard read here;
+// Citus refuses it as a subquery of an UPDATE of users, a reference table).
+const Statement kLockUser{"members_lock_user",
+                          "SELECT u.id FROM users u WHERE u.id = $1 FOR NO KEY UPDATE OF u"};
+// On Citus, a reference table (users) may not be written in a transaction
+// after a parallel read of a distributed table that refers to it
+// (memberships): the read is made sequential (one connection per node) for
+// this transaction. Only a setting on a single PostgreSQL.
+const Statement kSequential{"members_sequential",
+                            "SELECT set_config('citus.multi_shard_modify_mode', 'sequential', "
+                            "true) AS mode"};
+const Statement kNextTenant{"members_next_tenant",
+                            "SELECT (SELECT m.tenant_id FROM memberships m "
+                            "        WHERE m.user_id = $2 AND m.tenant_id <> $1 "
+                            "        ORDER BY m.created_at DESC LIMIT 1) AS next_tenant"};
+
+// Removes the link, routed by the tenant.
+const Statement kRemove{"members_remove",
+                        "DELETE FROM memberships WHERE tenant_id = $1 AND user_id = $2"};
+
+// $3: the next current tenant read by kNextTenant (NULL: none), set only
+// when the removed tenant was the user's current one.
+const Statement kFallBack{"members_fall_back",
+                          "UPDATE users SET tenant_id = $3, updated_at = now() "
+                          "WHERE id = $2 AND tenant_id = $1"};
 
 struct Target {
   std::string role;
@@ -113,13 +135,7 @@ Result<Response> members_update_role(Ctx& ctx) {
     BodyReader in(body->get(), errs);
     role = in.str("role", {.required = true, .one_of = {"ADMIN", "MEMBER"}});
   }
-  if (!body.ok() || !errs.empty()) {
-    // A token, tenant or role refused comes before a bad body.
-    CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-    (void)who;
-    if (!body.ok()) return std::move(body.error());
-    return Error::invalid(errs);
-  }
+  if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
   // Round trip 1: the session check, the tenant locked, the target. 2: the
   // change, its event, COMMIT.
@@ -144,15 +160,23 @@ Result<Response> members_update_role(Ctx& ctx) {
 Result<Response> members_remove(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
-  // Round trip 1: the session check, the tenant locked, the target. 2: the
-  // removal, its event, COMMIT.
+  // Round trip 1: the session check, the tenant locked, the target, the
+  // user locked and their next current tenant. 2: the removal, the current
+  // tenant, the event, COMMIT. Two statements, not one: on Citus an UPDATE
+  // of users (a reference table) may not read memberships (distributed).
   CA_TRY(w, WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin),
                            [&](const Principal& who) {
-                             return target_checks(tenant_id, user_id, who, std::nullopt);
+                             Queries checks = target_checks(tenant_id, user_id, who, std::nullopt);
+                             checks.push_back({&kLockUser, {user_id}});
+                             checks.push_back({&kSequential, {}});
+                             checks.push_back({&kNextTenant, {tenant_id, user_id}});
+                             return checks;
                            }));
   CA_TRY(target, read_target(w));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
+  const std::optional<int64_t> next = w.check(4).rows().opt_int64(0, "next_tenant");
   CA_TRY(done, w.commit({{&kRemove, {tenant_id, user_id}},
+                         {&kFallBack, {tenant_id, user_id, next}},
                          event_query(tenant_id, "member.removed", json_raw(target.json).get())}));
   (void)done;
 

@@ -4,6 +4,7 @@
 #include "db.h"
 #include "error.h"
 #include "json_rendered.h"
+#include "page_rows.h"
 #include "settings.h"
 #include "validate.h"
 #include "write.h"
@@ -59,14 +60,7 @@ std::string text_array(const std::vector<std::string>& items) {
 
 }  // namespace
 
-Result<Response> tenants_list(Ctx& ctx) {
-  CA_TRY(who, authenticate(ctx));
-  DbResult r = ctx.db.exec(kList, {who.user_id});
-  if (!r.ok()) return Error::database(r.error());
-  Json out = json_object();
-  json_add(out.get(), "tenants", json_rendered_array(r.rows()));
-  return Response::json(200, out);
-}
+Result<Response> tenants_list(Ctx& ctx) { return own_list(ctx, kList, "tenants"); }
 
 Result<Response> tenants_create(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);
@@ -76,13 +70,7 @@ Result<Response> tenants_create(Ctx& ctx) {
     BodyReader in(body->get(), errs);
     name = in.str("name", {.required = true, .trim = true, .max = 255});
   }
-  if (!body.ok() || !errs.empty()) {
-    // A token refused comes before a bad body.
-    CA_TRY(who, authenticate(ctx));
-    (void)who;
-    if (!body.ok()) return std::move(body.error());
-    return Error::invalid(errs);
-  }
+  if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
   // The session check and the insert: one round trip (common/write.h).
   CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
            return Queries{{&kCreate, {name.value, who.user_id}}};
@@ -102,36 +90,64 @@ Result<Response> tenants_read(Ctx& ctx) {
 
 Result<Response> tenants_update(Ctx& ctx) {
   int64_t id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, id, Role::kAdmin));
-  (void)who;
-  CA_TRY(body, parse_json_object(ctx.req));
+  const Access access = Access::path_tenant(id, Role::kAdmin);
+  Result<Json> body = parse_json_object(ctx.req);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
-  auto name = in.str("name", {.trim = true, .min = 1, .max = 255});
-  auto settings = in.object("settings", {});
-  if (!in.present("name") && !in.present("settings")) {
-    errs.add("name", "The name field is required when settings is not present.");
-  }
+  Field<std::string> name;
   SettingsPatch patch;
-  if (settings.has_value()) settings_validate(settings.value, errs, &patch);
-  if (!patch.timezone.empty() && !errs.has("settings.timezone")) {
+  if (body.ok()) {
+    BodyReader in(body->get(), errs);
+    name = in.str("name", {.trim = true, .min = 1, .max = 255});
+    auto settings = in.object("settings", {});
+    if (!in.present("name") && !in.present("settings")) {
+      errs.add("name", "The name field is required when settings is not present.");
+    }
+    if (settings.has_value()) settings_validate(settings.value, errs, &patch);
+  }
+  // A time zone is a known one when PostgreSQL knows it; asked only when
+  // the body sets one.
+  const bool check_timezone = !patch.timezone.empty() && !errs.has("settings.timezone");
+  auto timezone_known = [&](const Rows& tz) {
+    if (tz.boolean(0, "known")) return true;
+    errs.add("settings.timezone",
+             "The settings.timezone field must be an IANA time zone such as Europe/Paris.");
+    return false;
+  };
+  if (!body.ok() || !errs.empty()) {
+    // The caller's 401/404/403 first; the time zone is reported with the
+    // other fields (a round trip of its own, on this path only).
+    if (!body.ok() || !check_timezone) return refuse_before_write(ctx, access, body, errs);
+    CA_TRY(who, authenticate_for(ctx, access));
+    (void)who;
     DbResult tz = ctx.db.exec(kTimezoneExists, {patch.timezone});
     if (!tz.ok()) return Error::database(tz.error());
-    if (!tz->boolean(0, "known")) {
-      errs.add("settings.timezone",
-               "The settings.timezone field must be an IANA time zone such as Europe/Paris.");
-    }
+    timezone_known(tz.rows());
+    return Error::invalid(errs);
   }
-  if (!errs.empty()) return Error::invalid(errs);
 
   std::string set = patch.set ? json_dump(patch.set.get()) : "{}";
   std::optional<std::string> new_name;
   if (name.has_value()) new_name = name.value;
-  DbResult r = ctx.db.exec(kUpdate, {id, new_name, set, text_array(patch.remove)});
+  const Db::Query update{&kUpdate, {id, new_name, set, text_array(patch.remove)}};
+  std::vector<DbResult> done;
+  if (!check_timezone) {
+    // The session check and the update: one round trip (common/write.h).
+    CA_TRY(w, write_once(ctx, access, [&](const Principal&) { return Queries{update}; }));
+    done = std::move(w.results);
+  } else {
+    // The time zone asked with the session check, the update with COMMIT:
+    // two round trips.
+    CA_TRY(w, WriteTx::begin(ctx, access, [&](const Principal&) {
+             return Queries{{&kTimezoneExists, {patch.timezone}}};
+           }));
+    if (!timezone_known(w.check(0).rows())) return Error::invalid(errs);  // rolled back
+    CA_TRY(written, w.commit({update}));
+    done = std::move(written);
+  }
   // Settings over the size limit once merged are a 422 (common/error.cc).
-  if (!r.ok()) return Error::database(r.error());
-  if (r->empty()) return Error::not_found("Tenant not found");
-  return Response::json(200, json_rendered(r.rows(), 0));
+  const Rows& r = done[0].rows();
+  if (r.empty()) return Error::not_found("Tenant not found");
+  return Response::json(200, json_rendered(r, 0));
 }
 
 }  // namespace ca

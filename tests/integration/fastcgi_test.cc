@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "own_handler.h"
 #include "stack.h"
 
 namespace ca::test {
@@ -31,22 +32,9 @@ constexpr uint8_t kStdout = 6;
 constexpr uint8_t kResponder = 1;
 constexpr uint8_t kKeepConn = 1;
 
-std::string record(uint8_t type, const std::string& content) {
-  std::string r = {1,
-                   static_cast<char>(type),
-                   0,
-                   1,
-                   static_cast<char>(content.size() >> 8),
-                   static_cast<char>(content.size() & 0xff),
-                   0,
-                   0};
-  return r + content;
-}
-
-// Names and values under 128 bytes: one length byte each.
+// A FastCGI name-value pair.
 std::string pair(const std::string& name, const std::string& value) {
-  return std::string(1, static_cast<char>(name.size())) +
-         std::string(1, static_cast<char>(value.size())) + name + value;
+  return fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;
 }
 
 // A kept-connection request up to its body: BEGIN_REQUEST and the
@@ -58,11 +46,12 @@ std::string request_head(const std::string& method, const std::string& uri, size
   std::string params = pair("REQUEST_METHOD", method) + pair("DOCUMENT_URI", uri) +
                        pair("QUERY_STRING", "") + pair("REMOTE_ADDR", "127.0.0.1") +
                        pair("CONTENT_LENGTH", std::to_string(content_length));
-  return record(kBeginRequest, begin) + record(kParams, params) + record(kParams, "");
+  return fcgi_record(kBeginRequest, begin) + fcgi_record(kParams, params) +
+         fcgi_record(kParams, "");
 }
 
 std::string ping_request() {
-  return request_head("GET", "/api/v2/admin/ping", 0) + record(kStdin, "");
+  return request_head("GET", "/api/v2/admin/ping", 0) + fcgi_record(kStdin, "");
 }
 
 // A FastCGI connection with a receive timeout: a request nobody serves ends
@@ -212,9 +201,10 @@ TEST_F(OneThreadHandler, AStopEndsAfterTheDrainLimitIfAKeptConnectionStaysOpen) 
 TEST_F(OneThreadHandler, ABodysLateEndIsNotTakenForTheNextRequest) {
   Connection kept(socket_);
   ASSERT_TRUE(kept.connected());
-  ASSERT_TRUE(kept.send_all(request_head("POST", "/api/v2/admin/ping", 2) + record(kStdin, "{}")));
+  ASSERT_TRUE(
+      kept.send_all(request_head("POST", "/api/v2/admin/ping", 2) + fcgi_record(kStdin, "{}")));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  ASSERT_TRUE(kept.send_all(record(kStdin, "")));
+  ASSERT_TRUE(kept.send_all(fcgi_record(kStdin, "")));
   EXPECT_EQ(kept.answer().rfind("Status: 405 ", 0), 0u);
   EXPECT_EQ(kept.ping(), kPingAnswer);
 }
@@ -228,11 +218,11 @@ TEST_F(OneThreadHandler, StoppingLetsARequestWhoseBodyIsStillComingFinish) {
   ASSERT_TRUE(c.connected());
   const std::string body = R"({"email":"nobody@example.invalid","password":"secret"})";
   ASSERT_TRUE(c.send_all(request_head("POST", "/api/v2/admin/login", body.size()) +
-                         record(kStdin, body.substr(0, 10))));
+                         fcgi_record(kStdin, body.substr(0, 10))));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the worker waits in read()
   ASSERT_EQ(kill(pid_, SIGTERM), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the stop is under way
-  ASSERT_TRUE(c.send_all(record(kStdin, body.substr(10)) + record(kStdin, "")));
+  ASSERT_TRUE(c.send_all(fcgi_record(kStdin, body.substr(10)) + fcgi_record(kStdin, "")));
   std::string answer = c.answer();
   EXPECT_EQ(answer.rfind("Status: 401 ", 0), 0u) << answer;
   EXPECT_NE(answer.find(R"({"error":"Invalid credentials"})"), std::string::npos) << answer;

@@ -458,6 +458,108 @@ TEST(RoundTrips, PostCategoryCreateTakesOneRoundTrip) {
   EXPECT_EQ(round_trips(handler, created), 1);
 }
 
+// A tenant's update: the session check and the update; a new time zone is
+// asked with the session check, the update sent with COMMIT.
+TEST(RoundTrips, TenantUpdateTakesOneRoundTripAndTwoWithATimeZone) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("trips-tenant"));
+  OwnHandler handler("commerce-admin-tenants", "trips-tenants", {{"LOG_FORMAT", "json"}});
+  const std::string uri = "/api/v2/admin/tenants/" + to_string(tenant);
+  // The handler's first request opens its connection.
+  ASSERT_EQ(post(handler, uri, admin, unique("warm"), R"({"name":"Warm"})"), "Status: 200 OK");
+  std::string renamed = unique("rename");
+  ASSERT_EQ(post(handler, uri, admin, renamed, R"({"name":"Trips"})"), "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, renamed), 1);
+  std::string zoned = unique("zone");
+  ASSERT_EQ(post(handler, uri, admin, zoned, R"({"settings":{"timezone":"Europe/Paris"}})"),
+            "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, zoned), 2);
+  std::string unknown = unique("unknown-zone");
+  ASSERT_EQ(post(handler, uri, admin, unknown, R"({"settings":{"timezone":"Mars/Olympus"}})"),
+            "Status: 422 Unprocessable Content");
+  EXPECT_EQ(sql("SELECT name || ' ' || (settings->>'timezone') FROM tenants WHERE id = " +
+                to_string(tenant)),
+            std::vector<std::string>{"Trips Europe/Paris"});
+}
+
+// A logout: the session check and the revoke, one round trip; the token is
+// refused on the next request.
+TEST(RoundTrips, LogoutTakesOneRoundTrip) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("trips-logout"));
+  TestUser user = add_user(admin, tenant, "MEMBER");
+  OwnHandler handler("commerce-admin-auth", "trips-auth", {{"LOG_FORMAT", "json"}});
+  const std::string kUri = "/api/v2/admin/logout";
+  // The handler's first request opens its connection (a token of its own).
+  ASSERT_EQ(post(handler, kUri, login(user.email, user.password), unique("warm"), ""),
+            "Status: 200 OK");
+  std::string out = unique("logout");
+  ASSERT_EQ(post(handler, kUri, user.token, out, ""), "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, out), 1);
+  std::string again = unique("again");
+  ASSERT_EQ(post(handler, kUri, user.token, again, ""), "Status: 401 Unauthorized");
+  EXPECT_EQ(round_trips(handler, again), 1);
+}
+
+// Accepting an invitation: with an account, its session check and the one
+// statement that claims, joins and emits; creating an account, the token's
+// check before the password is hashed, then that statement.
+TEST(RoundTrips, InvitationAcceptTakesOneRoundTripAndTwoForANewAccount) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("trips-accept"));
+  int64_t other = create_tenant(admin, unique("trips-accept-other"));
+  TestUser member = add_user(admin, other, "MEMBER");
+  OwnHandler handler("commerce-admin-team-members", "trips-accept", {{"LOG_FORMAT", "json"}});
+  const std::string kUri = "/api/v2/admin/invitations/accept";
+  const std::string members = "/api/v2/admin/team-members/" + to_string(tenant);
+  auto invite = [&](const std::string& email) {
+    HttpResponse r =
+        http("POST", members,
+             {.token = admin, .body = R"({"email":)" + json_text(email) + R"(,"role":"MEMBER"})"});
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.str("token");
+  };
+  auto as_new = [&](const std::string& id) {
+    return post(handler, kUri, "", id,
+                R"({"token":)" + json_text(invite(unique("new") + "@example.com")) +
+                    R"(,"name":"New","password":"password-1"})");
+  };
+  // The handler's first request opens its connection.
+  ASSERT_EQ(as_new(unique("warm")), "Status: 201 Created");
+  std::string joined = unique("joined");
+  ASSERT_EQ(post(handler, kUri, member.token, joined,
+                 R"({"token":)" + json_text(invite(member.email)) + "}"),
+            "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, joined), 1);
+  std::string created = unique("created");
+  ASSERT_EQ(as_new(created), "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, created), 2);
+  EXPECT_EQ(sql("SELECT count(*) FROM memberships WHERE tenant_id = " + to_string(tenant)),
+            std::vector<std::string>{"4"});
+}
+
+// Removing a member looks first: the session check, the tenant, the target,
+// the user locked and their next current tenant; the removal, the current
+// tenant, the event and COMMIT.
+TEST(RoundTrips, MemberRemovalTakesTwoRoundTrips) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("trips-remove"));
+  TestUser a = add_user(admin, tenant, "MEMBER");
+  TestUser b = add_user(admin, tenant, "MEMBER");
+  OwnHandler handler("commerce-admin-team-members", "trips-remove", {{"LOG_FORMAT", "json"}});
+  const std::string base = "/api/v2/admin/team-members/" + to_string(tenant) + "/";
+  auto remove = [&](const TestUser& u, const std::string& id) {
+    return handler
+        .call({.method = "DELETE", .uri = base + to_string(u.id), .token = admin, .request_id = id})
+        .status;
+  };
+  // The handler's first request opens its connection.
+  ASSERT_EQ(remove(a, unique("warm")), "Status: 200 OK");
+  std::string removed = unique("removed");
+  ASSERT_EQ(remove(b, removed), "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, removed), 2);
+}
+
 // --- metrics (item 2) ---------------------------------------------------------------
 
 // The value of the sample `series` (name and labels, exactly as printed) in

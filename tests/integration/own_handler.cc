@@ -72,8 +72,9 @@ OwnAnswer OwnHandler::call(const OwnCall& request) const {
       {"DOCUMENT_URI", request.uri},
       {"QUERY_STRING", ""},
       {"REMOTE_ADDR", "127.0.0.1"},
-      {"CONTENT_LENGTH", std::to_string(request.body.size())},
-      {"HTTP_AUTHORIZATION", "Bearer " + request.token}};
+      {"CONTENT_LENGTH", std::to_string(request.body.size())}};
+  // No token: no Authorization header, as a caller without one sends.
+  if (!request.token.empty()) params.emplace_back("HTTP_AUTHORIZATION", "Bearer " + request.token);
   if (!request.body.empty()) params.emplace_back("CONTENT_TYPE", "application/json");
   if (!request.request_id.empty()) params.emplace_back("REQUEST_ID", request.request_id);
   for (const auto& [name, value] : request.params) params.emplace_back(name, value);

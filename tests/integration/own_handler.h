@@ -21,7 +21,7 @@ std::string fcgi_length(size_t n);
 struct OwnCall {
   std::string method = "GET";
   std::string uri{};
-  std::string token{};
+  std::string token{};  // no Authorization header when empty
   std::string body{};
   std::string request_id{};  // REQUEST_ID param, as nginx sets it; none when empty
   // More FastCGI parameters (HTTP_X_TENANT_ID, HTTP_IDEMPOTENCY_KEY, ...).

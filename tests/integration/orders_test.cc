@@ -939,9 +939,13 @@ TEST(OrderList, RecountRepairsWrongCounters) {
   ASSERT_EQ(totals(s), "2 1 1 0 products 2");
   ASSERT_EQ(totals(other), "0 0 0 0 products 1");
 
-  sql("UPDATE order_counts SET n = n + 5 WHERE tenant_id = " + t + " AND status = 'pending'");
-  sql("INSERT INTO order_counts (tenant_id, status, slot, n) VALUES (" + t +
-      ", 'completed', 3, 7) ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = 7");
+  auto add_to = [&](const std::string& status, int slot, int n) {
+    sql("INSERT INTO order_counts AS c (tenant_id, status, slot, n) VALUES (" + t + ", '" + status +
+        "', " + std::to_string(slot) + ", " + std::to_string(n) +
+        ") ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = c.n + EXCLUDED.n");
+  };
+  add_to("pending", 15, 5);
+  add_to("completed", 3, 7);
   sql("DELETE FROM product_counts WHERE tenant_id = " + t);
   sql("UPDATE product_counts SET live = live + 4 WHERE tenant_id = " + other.tenant_str());
   ASSERT_EQ(totals(s), "14 6 1 7 products 0");

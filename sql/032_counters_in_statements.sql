@@ -18,6 +18,9 @@
 SET LOCAL lock_timeout = '10s';
 -- Citus: dropping a trigger of a distributed table is a trigger command.
 SET LOCAL citus.enable_unsafe_triggers = on;
+-- Citus: DDL over the shards one connection per worker, so that the function
+-- commands after it may run in the same transaction.
+SET LOCAL citus.multi_shard_modify_mode = 'sequential';
 
 -- One EXECUTE per command: Citus sends a trigger command's own query text to
 -- the shards, and a migration's text holds many commands (refused there:

@@ -30,7 +30,8 @@ const Statement kMarkRead{
     "announcements_mark_read", CA_READ_BEFORE
     "r AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id) "
     "SELECT a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 "
-    "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = now() "
+    "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = "
+    "EXCLUDED.updated_at "
     "RETURNING 1), " CA_READ_VERSION_MOVED_UNLESS("true") "SELECT 1 FROM r"};
 
 // Dismissing also marks read; dismissed_at is the first dismissal.
@@ -41,7 +42,8 @@ const Statement kDismiss{
     "SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a "
     "WHERE a.tenant_id = $1 AND a.id = $2 "
     "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE "
-    "SET dismissed = true, dismissed_at = COALESCE(r.dismissed_at, now()), updated_at = now() "
+    "SET dismissed = true, dismissed_at = COALESCE(r.dismissed_at, EXCLUDED.dismissed_at), "
+    "  updated_at = EXCLUDED.updated_at "
     "RETURNING 1), " CA_READ_VERSION_MOVED_UNLESS("before.dismissed") "SELECT 1 FROM r"};
 
 Result<Response> record(Ctx& ctx, const Statement& stmt, const char* message) {

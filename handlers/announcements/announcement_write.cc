@@ -1,5 +1,10 @@
 // Create, update and archive. A change that makes an announcement published
 // writes `announcement.published` to the outbox in the same transaction.
+// Each write statement also moves the tenant's active list version (`v`,
+// announcement_list_versions: sql/019, sql/032), so that the handlers'
+// kept copies of the list are not used again. It moves with every write of
+// a row, whether or not what the list shows changed: a kept list read once
+// more costs a round trip, a stale one would be wrong.
 #include "announcement_input.h"
 #include "announcement_json.h"
 #include "announcements.h"
@@ -25,6 +30,8 @@ const Statement kCreate{
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13, "
     "  $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22, "
     "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *), "
+    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
     "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
     "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
@@ -52,6 +59,8 @@ const Statement kUpdate{
     "                      ELSE published_at END, "
     "  updated_at = now() "
     "WHERE tenant_id = $1 AND id = $2 RETURNING *), "
+    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
     "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
     "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
@@ -62,10 +71,13 @@ const Statement kUpdate{
 // that has not gone out yet never will.
 const Statement kArchive{
     "announcements_archive",
-    "UPDATE announcements SET status = 'archived', "
+    "WITH a AS (UPDATE announcements SET status = 'archived', "
     "  push_status = CASE WHEN push_status = 'pending' THEN 'skipped' ELSE push_status END, "
     "  updated_at = CASE WHEN status = 'archived' THEN updated_at ELSE now() END "
-    "WHERE tenant_id = $1 AND id = $2 RETURNING id"};
+    "WHERE tenant_id = $1 AND id = $2 RETURNING id), "
+    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1) "
+    "SELECT id FROM a"};
 
 // Every user id of a `users` target must be a member of the tenant: a push
 // must not reach people outside it.

@@ -50,7 +50,9 @@ const Statement kProducts{
 // name and email for the response), and `p`, the live products of the tenant
 // among the ids, locked FOR SHARE so that they cannot be soft-deleted until
 // the order is committed. The order is written only when the address exists
-// and every id is a live product (`ok`); otherwise nothing is.
+// and every id is a live product (`ok`); otherwise nothing is. `k` counts
+// it in its status's counter row of this connection's slot (order_counts,
+// sql/017 and sql/032: the orders list's total).
 //
 // One row. Columns: json (the order as created, sql/026; NULL when a check
 // failed), address_found, live_product_ids (an array).
@@ -78,6 +80,10 @@ const Statement kCreate{
     "       AS x (product_id, size, qty, amount, notes, n) "
     "  ORDER BY x.n "
     "  RETURNING id, order_id, product_id, size, qty, amount, notes), "
+    "k AS ("
+    "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
+    "  SELECT $1, o.status, pg_backend_pid() % 16, 1 FROM o "
+    "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + 1), "
     CA_EVENTS_CTE(
         "SELECT o.tenant_id, 'order.created', "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "

@@ -27,7 +27,11 @@ const Statement kLock{"orders_status_lock",
 
 // $1 tenant, $2 order, $3 the new status, $4 the previous one. The change and
 // its events: order.status_changed, then order.completed or order.cancelled
-// when the new status is final (sql/026's payload).
+// when the new status is final (sql/026's payload). `k` moves the order from
+// the old status's counter to the new one's in this connection's slot
+// (order_counts, sql/017 and sql/032), rows taken in status order as every
+// writer of them does, so that two changes sharing a slot queue instead of
+// deadlocking.
 const Statement kSetStatus{
     "orders_status_set",
     "WITH o AS ("
@@ -35,6 +39,12 @@ const Statement kSetStatus{
     "  WHERE tenant_id = $1 AND id = $2 "
     "  RETURNING tenant_id, id, user_id, status, total_amount), "
     "c AS (SELECT count(*) AS items FROM order_items WHERE tenant_id = $1 AND order_id = $2), "
+    "k AS ("
+    "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
+    "  SELECT $1, s.status, pg_backend_pid() % 16, s.n "
+    "  FROM o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n) "
+    "  WHERE $3::text <> $4::text ORDER BY s.status "
+    "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + EXCLUDED.n), "
     CA_EVENTS_CTE(
         "SELECT o.tenant_id, t.type, "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items, t.previous)"

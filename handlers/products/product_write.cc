@@ -23,8 +23,9 @@ const Statement kCategoryExists{
     "SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found"};
 
 // Each write below is one statement (common/write.h): the category check,
-// the write and its event (events.h). `category_ok` false: nothing written;
-// `json` NULL with category_ok: no such product.
+// the write, the tenant's live count (`n`, product_counts: sql/006, sql/032)
+// and its event (events.h). An update never changes deleted_at. `category_ok` false: nothing
+// written; `json` NULL with category_ok: no such product.
 
 const Statement kCreate{
     "products_create",
@@ -33,7 +34,9 @@ const Statement kCreate{
     "p AS (INSERT INTO products (tenant_id, name, description, price, stock, category_id, "
     "  published) SELECT $1, $2::text, $3::text, $4::numeric, COALESCE($5::integer, 0), "
     "  $6::bigint, COALESCE($7::boolean, true) FROM c WHERE c.ok "
-    "  RETURNING tenant_id, api_json), " CA_EVENTS_CTE(
+    "  RETURNING tenant_id, api_json), "
+    "n AS (INSERT INTO product_counts AS k (tenant_id, live) SELECT $1, 1 FROM p "
+    "  ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1), " CA_EVENTS_CTE(
         "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
@@ -57,7 +60,9 @@ const Statement kDelete{
     "products_delete",
     "WITH p AS (UPDATE products p SET deleted_at = now(), updated_at = now() "
     "  WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE(
+    "  RETURNING p.tenant_id, p.api_json), "
+    "n AS (UPDATE product_counts SET live = live - 1 "
+    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM p)), " CA_EVENTS_CTE(
         "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN p ON true"};
 

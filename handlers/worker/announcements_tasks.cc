@@ -1,7 +1,7 @@
 // Scheduled publishing and push for announcements (DESIGN §4 "Announcements").
 //
 // Publishing: due `scheduled` rows become `published` in batches, each batch
-// one transaction that also writes their `announcement.published` events, so
+// one statement that also writes their `announcement.published` events, so
 // an announcement is published, and its event written, exactly once.
 //
 // Push: a published, active announcement with push `pending` is claimed by
@@ -28,7 +28,6 @@
 #include "../announcements/announcement_json.h"
 #include "events.h"
 #include "json.h"
-#include "json_rendered.h"
 #include "jwt.h"
 #include "log.h"
 #include "push_gateway.h"
@@ -53,10 +52,15 @@ const Statement kPublishDueTenants{
     "SELECT tenant_id FROM announcements WHERE status = 'scheduled' AND scheduled_at <= now() "
     "GROUP BY tenant_id ORDER BY tenant_id <= $2, tenant_id LIMIT $1"};
 
-// $1 rows at most, $2 the tenant. The locking CTEs here and in kPushClaim
-// are MATERIALIZED: run once, not again for each row of the tenant the
-// UPDATE joins them to (a rerun skips the rows this statement already
-// updated and locks the next ones: every due row of the tenant).
+// $1 rows at most, $2 the tenant. One batch is one statement, committed on
+// its own (one round trip, as common/write.h's writes): the rows published,
+// the tenant's active list version moved (`v`, sql/019, sql/032), and one
+// `announcement.published` event per row with its deliveries (events.h), in
+// the order the rows fell due. Column: published, the rows published. The
+// locking CTEs here and in kPushClaim are MATERIALIZED: run once, not again
+// for each row of the tenant the UPDATE joins them to (a rerun skips the
+// rows this statement already updated and locks the next ones: every due
+// row of the tenant).
 const Statement kPublishDue{
     "worker_announcements_publish_due",
     "WITH due AS MATERIALIZED (SELECT id FROM announcements "
@@ -64,8 +68,15 @@ const Statement kPublishDue{
     "             ORDER BY scheduled_at LIMIT $1 FOR UPDATE SKIP LOCKED), "
     "a AS (UPDATE announcements x SET status = 'published', published_at = now(), "
     "        updated_at = now() "
-    "      FROM due WHERE x.tenant_id = $2 AND x.id = due.id RETURNING x.*) "
-    "SELECT a.tenant_id, " CA_ANNOUNCEMENT_JSON " FROM a JOIN users u ON u.id = a.created_by"};
+    "      FROM due WHERE x.tenant_id = $2 AND x.id = due.id RETURNING x.*), "
+    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $2::bigint, 1 WHERE EXISTS (SELECT 1 FROM a) "
+    "  ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
+    "r AS (SELECT a.tenant_id, a.scheduled_at, a.id, " CA_ANNOUNCEMENT_JSON
+    "      FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
+        "ORDER BY r.scheduled_at, r.id") " "
+    "SELECT count(*) AS published FROM a"};
 
 // Pending pushes of announcements that expired before they went out.
 const Statement kPushExpired{
@@ -146,32 +157,15 @@ const Statement kPushFailed{
 int64_t g_last_publish_tenant = 0;
 int64_t g_last_push_tenant = 0;
 
-// One batch of one tenant in one transaction; returns how many were
-// published, -1 on error.
+// One batch of one tenant (kPublishDue); returns how many were published,
+// -1 on error.
 int publish_batch(Db& db, int64_t tenant_id) {
-  Transaction tx(db);
-  if (!tx.began()) return -1;
   DbResult due = db.exec(kPublishDue, {kPublishBatch, tenant_id});
   if (!due.ok()) {
     log_error("publishing scheduled announcements: %s", due.error().message.c_str());
     return -1;
   }
-  const Col tenant = due->col("tenant_id");
-  for (int i = 0; i < due->size(); ++i) {
-    Json record = json_rendered(due.rows(), i);
-    DbResult emitted =
-        emit_event(db, due->int64(i, tenant), "announcement.published", record.get());
-    if (!emitted.ok()) {
-      log_error("announcement.published event: %s", emitted.error().message.c_str());
-      return -1;
-    }
-  }
-  DbResult committed = tx.commit();
-  if (!committed.ok()) {
-    log_error("publishing scheduled announcements: %s", committed.error().message.c_str());
-    return -1;
-  }
-  return due->size();
+  return static_cast<int>(due->int64(0, "published"));
 }
 
 // A topic as the gateway gets it: in the tenant's own namespace,

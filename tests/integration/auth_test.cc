@@ -154,7 +154,7 @@ TEST_F(AuthTest, UnknownEmailIs401WithTheSameBody) {
 TEST_F(AuthTest, InactiveUserCannotLogInAndItsTokensStopWorking) {
   TestUser u = new_member("Inactive tenant");
   ASSERT_EQ(http("GET", kTenants, {.token = u.token}).status, 200);
-  sql("UPDATE users SET is_active = false WHERE id = " + to_string(u.id));
+  sql("SELECT ca_deactivate_user(" + to_string(u.id) + ")");  // sql/032
 
   HttpResponse r = login_response(u.email, u.password);
   EXPECT_EQ(r.status, 401);
@@ -206,8 +206,7 @@ TEST_F(AuthTest, LoginRacingADeactivationGetsNoSession) {
   PgConn conn = connect_database();
   ASSERT_TRUE(conn);
   ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
-  ASSERT_TRUE(
-      exec_ok(conn.get(), "UPDATE users SET is_active = false WHERE id = " + to_string(u.id)));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT ca_deactivate_user(" + to_string(u.id) + ")"));
 
   std::future<HttpResponse> login =
       std::async(std::launch::async, [&] { return login_response(u.email, u.password); });
@@ -226,17 +225,16 @@ TEST_F(AuthTest, LoginRacingADeactivationGetsNoSession) {
             std::vector<std::string>{"0"});
 }
 
-// In REPEATABLE READ the deactivation's trigger would not see a session a
-// racing login committed meanwhile (sql/011), so such a deactivation is
-// refused and changes nothing.
+// In REPEATABLE READ the deactivation's revocation would not see a session
+// a racing login committed meanwhile (sql/011, sql/032), so such a
+// deactivation is refused and changes nothing.
 TEST_F(AuthTest, DeactivationOutsideReadCommittedIsRefused) {
   TestUser u = new_member("Isolation tenant");
   PgConn conn = connect_database();
   ASSERT_TRUE(conn);
   for (const char* level : {"REPEATABLE READ", "SERIALIZABLE"}) {
     std::string query = std::string("BEGIN ISOLATION LEVEL ") + level +
-                        "; UPDATE users SET is_active = false WHERE id = " + to_string(u.id) +
-                        "; COMMIT";
+                        "; SELECT ca_deactivate_user(" + to_string(u.id) + ")" + "; COMMIT";
     PgResult r(PQexec(conn.get(), query.c_str()));
     EXPECT_EQ(PQresultStatus(r.get()), PGRES_FATAL_ERROR) << level;
     EXPECT_STREQ(PQresultErrorField(r.get(), PG_DIAG_MESSAGE_PRIMARY),

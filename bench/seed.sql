@@ -6,7 +6,10 @@
 SET synchronous_commit = off;  -- seeding only; the stack itself keeps the safe default
 
 INSERT INTO tenants (id, name) SELECT g, 'Bench tenant ' || g FROM generate_series(1, 1 + :tenants) g;
-SELECT setval('tenants_id_seq', (SELECT max(id) FROM tenants));
+-- In two statements: on Citus a statement that reads tenants (a reference
+-- table) runs on a worker, whose sequence range is not the coordinator's.
+SELECT max(id) AS max_tenant FROM tenants \gset
+SELECT setval('tenants_id_seq', :max_tenant);
 INSERT INTO memberships (tenant_id, user_id, role) SELECT id, 1, 'ADMIN' FROM tenants;
 UPDATE users SET tenant_id = 1 WHERE id = 1;
 

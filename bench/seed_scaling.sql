@@ -10,7 +10,10 @@
 SET synchronous_commit = off;
 INSERT INTO tenants (id, name)
 VALUES (:tenant_small, 'Scaling small'), (:tenant_mid, 'Scaling mid'), (:tenant_large, 'Scaling large');
-SELECT setval('tenants_id_seq', (SELECT max(id) FROM tenants));
+-- In two statements: on Citus a statement that reads tenants (a reference
+-- table) runs on a worker, whose sequence range is not the coordinator's.
+SELECT max(id) AS max_tenant FROM tenants \gset
+SELECT setval('tenants_id_seq', :max_tenant);
 INSERT INTO memberships (tenant_id, user_id, role)
 VALUES (:tenant_small, 1, 'ADMIN'), (:tenant_mid, 1, 'ADMIN'), (:tenant_large, 1, 'ADMIN');
 INSERT INTO products (tenant_id, name, description, price, stock)

@@ -19,7 +19,10 @@ namespace {
 // Every statement on the table goes through the primary key's index as an
 // ON CONFLICT arbiter: a generic plan made while the table was small would
 // scan it whole for a plain WHERE on the key, for as long as the plan lives.
-#define CA_IDEMPOTENCY_EXPIRED "k.created_at <= now() - $5::interval"
+// "Now" is EXCLUDED.created_at (the column's default, now()), and the test
+// is written with IMMUTABLE operators only: Citus refuses non-IMMUTABLE
+// functions (now(), timestamptz - interval) in ON CONFLICT DO UPDATE.
+#define CA_IDEMPOTENCY_EXPIRED "EXCLUDED.created_at - k.created_at >= $5::interval"
 const Statement kClaim{"idempotency_claim",
                        "INSERT INTO idempotency_keys AS k (tenant_id, user_id, key, request_hash) "
                        "VALUES ($1, $2, $3, $4::bytea) "
@@ -33,7 +36,7 @@ const Statement kClaim{"idempotency_claim",
                        "  body = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
                        " THEN NULL ELSE k.body END, "
                        "  created_at = CASE WHEN " CA_IDEMPOTENCY_EXPIRED
-                       " THEN now() ELSE k.created_at END "
+                       " THEN EXCLUDED.created_at ELSE k.created_at END "
                        "RETURNING status, headers, body, request_hash = $4::bytea AS same_request"};
 #undef CA_IDEMPOTENCY_EXPIRED
 

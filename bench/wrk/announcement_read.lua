@@ -1,4 +1,4 @@
 -- POST /api/v2/admin/announcements/{random id}/read.
 request = function()
-  return wrk.format("POST", "/api/v2/admin/announcements/" .. random_id() .. "/read")
+  return wrk.format("POST", string.format("/api/v2/admin/announcements/%d/read", random_id()))
 end

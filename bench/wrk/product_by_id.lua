@@ -1,4 +1,4 @@
 -- GET /api/v2/admin/products/{random id of the tenant}.
 request = function()
-  return wrk.format("GET", "/api/v2/admin/products/" .. random_id())
+  return wrk.format("GET", string.format("/api/v2/admin/products/%d", random_id()))
 end

@@ -26,7 +26,7 @@ const Statement kCreate{
     "  $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22, "
     "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *), "
     "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$1",
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
         "WHERE r.status = 'published'") " "
     "SELECT r.json FROM r"};
@@ -53,7 +53,7 @@ const Statement kUpdate{
     "  updated_at = now() "
     "WHERE tenant_id = $1 AND id = $2 RETURNING *), "
     "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$1",
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
         "WHERE $23::boolean AND r.status = 'published'") " "
     "SELECT r.json FROM r"};

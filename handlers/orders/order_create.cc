@@ -78,7 +78,7 @@ const Statement kCreate{
     "       AS x (product_id, size, qty, amount, notes, n) "
     "  ORDER BY x.n "
     "  RETURNING id, order_id, product_id, size, qty, amount, notes), "
-    CA_EVENTS_CTE(
+    CA_EVENTS_CTE("$1",
         "SELECT o.tenant_id, 'order.created', "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "
         "                      cardinality($6::bigint[]), NULL)::jsonb "

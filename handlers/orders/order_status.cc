@@ -35,7 +35,7 @@ const Statement kSetStatus{
     "  WHERE tenant_id = $1 AND id = $2 "
     "  RETURNING tenant_id, id, user_id, status, total_amount), "
     "c AS (SELECT count(*) AS items FROM order_items WHERE tenant_id = $1 AND order_id = $2), "
-    CA_EVENTS_CTE(
+    CA_EVENTS_CTE("$1",
         "SELECT o.tenant_id, t.type, "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items, t.previous)"
         "  ::jsonb "

@@ -33,7 +33,7 @@ const Statement kCreate{
     "p AS (INSERT INTO products (tenant_id, name, description, price, stock, category_id, "
     "  published) SELECT $1, $2::text, $3::text, $4::numeric, COALESCE($5::integer, 0), "
     "  $6::bigint, COALESCE($7::boolean, true) FROM c WHERE c.ok "
-    "  RETURNING tenant_id, api_json), " CA_EVENTS_CTE(
+    "  RETURNING tenant_id, api_json), " CA_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
@@ -49,7 +49,7 @@ const Statement kUpdate{
     "  category_id = CASE WHEN $8::boolean THEN $9::bigint ELSE p.category_id END, "
     "  published = COALESCE($10::boolean, p.published), updated_at = now() "
     "  FROM c WHERE c.ok AND p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE(
+    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.updated', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
@@ -57,7 +57,7 @@ const Statement kDelete{
     "products_delete",
     "WITH p AS (UPDATE products p SET deleted_at = now(), updated_at = now() "
     "  WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE(
+    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN p ON true"};
 

@@ -194,6 +194,21 @@ bool Db::in_transaction() const {
   return conn_ != nullptr && PQtransactionStatus(conn_) != PQTRANS_IDLE;
 }
 
+// The constraint a violation (class 23) names in its message, for errors
+// without the constraint field: Citus relays a worker's error with its
+// SQLSTATE and message but not that field. Read from PostgreSQL's English
+// message (`... constraint "name"`): a worker whose lc_messages translates
+// it gives no name, and the violation stays a 500 as before.
+static std::string constraint_in_message(const std::string& sqlstate, const std::string& message) {
+  if (sqlstate.compare(0, 2, "23") != 0) return "";
+  static constexpr std::string_view kMarker = "constraint \"";
+  size_t start = message.rfind(kMarker);
+  if (start == std::string::npos) return "";
+  start += kMarker.size();
+  size_t end = message.find('"', start);
+  return end == std::string::npos ? "" : message.substr(start, end - start);
+}
+
 DbResult Db::check(PGresult* raw) {
   PgResultPtr res(raw);
   ExecStatusType st = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
@@ -208,7 +223,7 @@ DbResult Db::check(PGresult* raw) {
   const char* primary = res ? PQresultErrorField(res.get(), PG_DIAG_MESSAGE_PRIMARY) : nullptr;
   err.message = primary ? primary : PQerrorMessage(conn_);
   const char* constraint = res ? PQresultErrorField(res.get(), PG_DIAG_CONSTRAINT_NAME) : nullptr;
-  err.constraint = constraint ? constraint : "";
+  err.constraint = constraint ? constraint : constraint_in_message(err.sqlstate, err.message);
   err.kind = err.sqlstate.empty() || PQstatus(conn_) != CONNECTION_OK ? DbErrorKind::kConnection
                                                                       : db_error_kind(err.sqlstate);
   return err;

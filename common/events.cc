@@ -6,7 +6,7 @@ namespace {
 const Statement kEmit{"events_emit",
                       "WITH e AS ("
                       "  INSERT INTO events (tenant_id, type, payload) VALUES ($1, $2, $3::jsonb)"
-                      "  RETURNING tenant_id, id, type) " CA_DELIVERIES_FOR_EVENTS_IN_E};
+                      "  RETURNING tenant_id, id, type) " CA_DELIVERIES_FOR_EVENTS_IN_E("$1")};
 
 }  // namespace
 

@@ -14,21 +14,27 @@
 #include "json.h"
 
 // The fan-out as SQL, for a statement that writes its own events: given a
-// CTE `e (tenant_id, id, type)` of inserted events, one pending delivery per
-// matching active subscription. emit_event() uses it too.
-#define CA_DELIVERIES_FOR_EVENTS_IN_E                                             \
+// CTE `e (tenant_id, id, type)` of inserted events, all of the tenant
+// `TENANT` (a parameter, "$1"), one pending delivery per matching active
+// subscription. emit_event() uses it too. `w.tenant_id = TENANT` is what
+// makes Citus send the whole statement to the tenant's shard (a router
+// query); joined on `e.tenant_id` alone it ran on every shard.
+#define CA_DELIVERIES_FOR_EVENTS_IN_E(TENANT)                                     \
   "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) " \
   "SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e "                         \
-  "JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.is_active "                 \
+  "JOIN webhooks w ON w.tenant_id = " TENANT                                      \
+  " AND w.tenant_id = e.tenant_id "                                               \
+  " AND w.is_active "                                                             \
   " AND (w.events @> jsonb_build_array(e.type) OR w.events @> '[\"*\"]')"
 
 // A write statement that records its own events (one round trip: see
-// common/write.h): the CTEs `e`, the events that `SELECT` (a query with the
-// columns tenant_id, type, payload as jsonb) yields, and `d`, their
-// deliveries. For `WITH ..., " CA_EVENTS_CTE("SELECT ... FROM o") " SELECT ...`.
-#define CA_EVENTS_CTE(SELECT)                                   \
+// common/write.h): the CTEs `e`, the events of tenant `TENANT` (a
+// parameter) that `SELECT` (a query with the columns tenant_id, type,
+// payload as jsonb) yields, and `d`, their deliveries. For
+// `WITH ..., " CA_EVENTS_CTE("$1", "SELECT ... FROM o") " SELECT ...`.
+#define CA_EVENTS_CTE(TENANT, SELECT)                           \
   "e AS (INSERT INTO events (tenant_id, type, payload) " SELECT \
-  " RETURNING tenant_id, id, type), d AS (" CA_DELIVERIES_FOR_EVENTS_IN_E ")"
+  " RETURNING tenant_id, id, type), d AS (" CA_DELIVERIES_FOR_EVENTS_IN_E(TENANT) ")"
 
 namespace ca {
 

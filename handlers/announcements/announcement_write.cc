@@ -33,7 +33,7 @@ const Statement kCreate{
     "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
     "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
     "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$1",
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
         "WHERE r.status = 'published'") " "
     "SELECT r.json FROM r"};
@@ -62,7 +62,7 @@ const Statement kUpdate{
     "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
     "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
     "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$1",
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
         "WHERE $23::boolean AND r.status = 'published'") " "
     "SELECT r.json FROM r"};

@@ -33,7 +33,7 @@ const Statement kList{
 const Statement kCreate{
     "categories_create",
     "WITH c AS (INSERT INTO categories (tenant_id, name, description) "
-    "  VALUES ($1, $2, $3) RETURNING *), " CA_EVENTS_CTE(
+    "  VALUES ($1, $2, $3) RETURNING *), " CA_EVENTS_CTE("$1",
         "SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id, c.name, "
         "  c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM c") " "
     "SELECT " CA_CATEGORY_JSON " FROM c"};
@@ -54,37 +54,41 @@ const Statement kUpdate{
 // Deleting a category detaches its products (DESIGN §4), and a detached
 // product has changed: its category_id becomes null, its updated_at moves
 // and a product.updated event carries it, as if each had been updated
-// through the API. The category is locked first, so no product can join it
-// while the detaching statement runs (a product write checks the category
-// under a key-share lock, which waits for this one) and the foreign key's
-// own ON DELETE SET NULL finds no live product to change behind the
-// events' back; it still detaches deleted products, which have no events.
-// The products are locked in id order, as POST /orders locks the products
-// it names (order_create.cc), so the two cannot deadlock; and updated_at is
-// the time each row is written, not the transaction's start, which was
-// before the waits for those locks (a product update committed meanwhile
-// must not end up later than the detaching).
+// through the API. The first round trip locks the category, so no product
+// can join it (a product write checks the category under a key-share lock,
+// which waits for this one), then its live products in id order, as POST
+// /orders locks the products it names (order_create.cc), so the two cannot
+// deadlock.
 const Statement kLockForDelete{
     "categories_lock_for_delete",
     "SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2 FOR UPDATE"};
+const Statement kLockProductsForDelete{
+    "categories_lock_products_for_delete",
+    "SELECT 1 FROM products WHERE tenant_id = $1 AND category_id = $2 AND deleted_at IS NULL "
+    "ORDER BY id FOR NO KEY UPDATE"};
 
+// The second round trip detaches them. updated_at is statement_timestamp():
+// this statement starts after every lock is held, so after any product
+// update that committed meanwhile (the transaction's now() was before the
+// waits); clock_timestamp() would do too but is VOLATILE, which Citus
+// refuses in an UPDATE of a distributed table. Soft-deleted products are
+// detached in their own statement too (no event, updated_at kept): on Citus
+// the foreign key is NO ACTION (sql/027), and on single-node its ON DELETE
+// SET NULL then finds nothing left to do.
 const Statement kDelete{
     "categories_delete",
-    "WITH locked AS ("
-    "  SELECT p.tenant_id, p.id FROM products p "
+    "WITH moved AS ("
+    "  UPDATE products p SET category_id = NULL, updated_at = statement_timestamp() "
     "  WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NULL "
-    "  ORDER BY p.id FOR NO KEY UPDATE), "
-    "moved AS ("
-    "  UPDATE products p SET category_id = NULL, updated_at = clock_timestamp() FROM locked l "
-    "  WHERE p.tenant_id = l.tenant_id AND p.id = l.id "
-    "    AND p.category_id = $2 AND p.deleted_at IS NULL "
     "  RETURNING p.tenant_id, p.id, p.api_json), "
+    "deleted AS ("
+    "  UPDATE products p SET category_id = NULL "
+    "  WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NOT NULL), "
     "e AS ("
     "  INSERT INTO events (tenant_id, type, payload) "
     "  SELECT m.tenant_id, 'product.updated', m.api_json::jsonb FROM moved m ORDER BY m.id "
     "  RETURNING tenant_id, id, type), "
-    "fanned AS (" CA_DELIVERIES_FOR_EVENTS_IN_E
-    ") "
+    "fanned AS (" CA_DELIVERIES_FOR_EVENTS_IN_E("$1") ") "
     "DELETE FROM categories WHERE tenant_id = $1 AND id = $2"};
 
 Error not_found() { return Error::not_found("Category not found"); }
@@ -153,9 +157,10 @@ Result<Response> categories_update(Ctx& ctx) {
 }
 
 Result<Response> categories_delete(Ctx& ctx) {
-  // The lock with the session check, then the detaching and COMMIT (common/write.h).
+  // The locks with the session check, then the detaching and COMMIT (common/write.h).
   CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kLockForDelete, {who.tenant_id, ctx.req.params[0]}}};
+           return Queries{{&kLockForDelete, {who.tenant_id, ctx.req.params[0]}},
+                          {&kLockProductsForDelete, {who.tenant_id, ctx.req.params[0]}}};
          }));
   if (w.check(0).rows().empty()) return not_found();
   CA_TRY(done, w.commit({{&kDelete, {w.who().tenant_id, ctx.req.params[0]}}}));

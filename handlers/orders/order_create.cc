@@ -84,7 +84,7 @@ const Statement kCreate{
     "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
     "  SELECT $1, o.status, pg_backend_pid() % 16, 1 FROM o "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + 1), "
-    CA_EVENTS_CTE(
+    CA_EVENTS_CTE("$1",
         "SELECT o.tenant_id, 'order.created', "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "
         "                      cardinality($6::bigint[]), NULL)::jsonb "

@@ -22,7 +22,11 @@ namespace {
 // primary-key lookup in a generic plan too (see common/db.cc).
 // $1 tenant, $2 per_page, $3 offset, then the filters in the order status,
 // user_id. Columns: total, json (the order with items_count, sql/026; NULL
-// for a page past the end).
+// for a page past the end). The items' count names `i.tenant_id = $1`, not
+// `o.tenant_id`: so Citus sees every table pinned to one tenant and sends the
+// whole statement to its shard; correlated on `o.tenant_id` it was refused
+// there ("correlated subqueries are not supported when the FROM clause
+// contains a CTE or subquery"). The same plan on single-node.
 #define CA_ORDER_LIST(NAME, TOTAL, FILTER)                                                    \
   Statement {                                                                                 \
     NAME, "WITH total AS (" TOTAL                                                           \
@@ -30,7 +34,7 @@ namespace {
           "SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN " CA_ORDER_JSON(        \
               "NULL",                                                                       \
               "(SELECT count(*) FROM order_items i "                                        \
-              " WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id)",                    \
+              " WHERE i.tenant_id = $1 AND i.order_id = o.id)",                             \
               "ca_order_user_json(u.id, u.name, u.email)",                                  \
               "ca_order_address_json(false, a.id, a.street, a.city, NULL, NULL)") " END AS json " \
           "FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id "                \

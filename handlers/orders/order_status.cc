@@ -45,7 +45,7 @@ const Statement kSetStatus{
     "  FROM o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n) "
     "  WHERE $3::text <> $4::text ORDER BY s.status "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + EXCLUDED.n), "
-    CA_EVENTS_CTE(
+    CA_EVENTS_CTE("$1",
         "SELECT o.tenant_id, t.type, "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items, t.previous)"
         "  ::jsonb "

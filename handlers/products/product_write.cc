@@ -36,7 +36,7 @@ const Statement kCreate{
     "  $6::bigint, COALESCE($7::boolean, true) FROM c WHERE c.ok "
     "  RETURNING tenant_id, api_json), "
     "n AS (INSERT INTO product_counts AS k (tenant_id, live) SELECT $1, 1 FROM p "
-    "  ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1), " CA_EVENTS_CTE(
+    "  ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1), " CA_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
@@ -52,7 +52,7 @@ const Statement kUpdate{
     "  category_id = CASE WHEN $8::boolean THEN $9::bigint ELSE p.category_id END, "
     "  published = COALESCE($10::boolean, p.published), updated_at = now() "
     "  FROM c WHERE c.ok AND p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE(
+    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.updated', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
@@ -62,7 +62,7 @@ const Statement kDelete{
     "  WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
     "  RETURNING p.tenant_id, p.api_json), "
     "n AS (UPDATE product_counts SET live = live - 1 "
-    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM p)), " CA_EVENTS_CTE(
+    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM p)), " CA_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN p ON true"};
 

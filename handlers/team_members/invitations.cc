@@ -119,7 +119,7 @@ const Statement kAccept{
     "      ON CONFLICT DO NOTHING RETURNING user_id), "
     "cur AS (UPDATE users u SET tenant_id = $1, updated_at = now() FROM a, m "
     "        WHERE u.id = a.id AND m.user_id = a.id), "
-    "" CA_EVENTS_CTE(
+    "" CA_EVENTS_CTE("$1",
         "SELECT $1::bigint, 'user.registered', "
         "ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb "
         "FROM j, c, m") " "

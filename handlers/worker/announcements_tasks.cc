@@ -73,7 +73,7 @@ const Statement kPublishDue{
     "  SELECT $2::bigint, 1 WHERE EXISTS (SELECT 1 FROM a) "
     "  ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
     "r AS (SELECT a.tenant_id, a.scheduled_at, a.id, " CA_ANNOUNCEMENT_JSON
-    "      FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE(
+    "      FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$2",
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
         "ORDER BY r.scheduled_at, r.id") " "
     "SELECT count(*) AS published FROM a"};

@@ -16,11 +16,6 @@
 namespace ca::test {
 namespace {
 
-bool on_citus() {
-  std::vector<std::string> r = sql("SELECT ca_citus()::text");
-  return !r.empty() && r[0] == "true";
-}
-
 std::string coordinator_log() { return state_dir() + "/log/postgres.log"; }
 
 std::streamoff log_size() {

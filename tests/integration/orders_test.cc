@@ -540,7 +540,7 @@ TEST(OrderCreate, ANonMembersOrALoggedOutWriteIsNeverRun) {
 struct TriggerGuard {
   std::string name;
   ~TriggerGuard() {
-    sql("DROP TRIGGER IF EXISTS " + name + " ON order_items");
+    sql_allowing_triggers("DROP TRIGGER IF EXISTS " + name + " ON order_items");
     sql("DROP FUNCTION IF EXISTS " + name + "()");
   }
 };
@@ -559,8 +559,9 @@ TEST(OrderCreate, DatabaseErrorMidTransactionRollsEverythingBack) {
       marker +
       "' THEN RAISE EXCEPTION 'injected failure'; END IF; "
       "RETURN NEW; END $$");
-  sql("CREATE TRIGGER " + name + " BEFORE INSERT ON order_items FOR EACH ROW EXECUTE FUNCTION " +
-      name + "()");
+  sql_allowing_triggers("CREATE TRIGGER " + name +
+                        " BEFORE INSERT ON order_items FOR EACH ROW EXECUTE FUNCTION " + name +
+                        "()");
   Counts before = counts(s.tenant);
   int64_t all_orders = count("SELECT count(*) FROM orders");
 

@@ -89,8 +89,17 @@ PgConn connect_database();
 // Runs `query` on `conn`; true when it succeeded.
 bool exec_ok(PGconn* conn, const std::string& query);
 // Waits (up to 30 s) until a backend running a statement LIKE `pattern`
-// waits for a lock; false when none did.
+// waits for a lock; false when none did. On Citus the wait happens on a
+// worker, for the coordinator's backend running that statement.
 bool wait_for_lock_wait(const std::string& pattern);
+// True when the stack is a Citus cluster (CLUSTER=citus scripts/run).
+bool on_citus();
+// sql() for a test's own CREATE/DROP TRIGGER on a tenant table: Citus
+// refuses triggers on distributed tables unless citus.enable_unsafe_triggers
+// is on in the session (set first, as a statement of its own: Citus sends
+// the DDL's whole query string to the workers; a placeholder setting on
+// single-node).
+void sql_allowing_triggers(const std::string& query);
 
 std::string to_string(int64_t v);
 

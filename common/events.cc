@@ -10,10 +10,6 @@ const Statement kEmit{"events_emit",
 
 }  // namespace
 
-DbResult emit_event(Db& db, int64_t tenant_id, std::string_view type, const cJSON* data) {
-  return db.exec(kEmit, {tenant_id, type, json_dump(data)});
-}
-
 Db::Query event_query(int64_t tenant_id, std::string_view type, const cJSON* data) {
   return {&kEmit, {tenant_id, type, json_dump(data)}};
 }

@@ -1,6 +1,6 @@
 // The transactional outbox: record a domain event in the caller's transaction.
 //
-// emit_event() inserts the event and, in the same statement, one pending
+// event_query() inserts the event and, in the same statement, one pending
 // delivery row per active webhook subscription of the tenant whose event
 // list names the type (or "*"). Called inside the transaction that makes the
 // change, an event is therefore never lost and never fanned out twice; the
@@ -16,7 +16,7 @@
 // The fan-out as SQL, for a statement that writes its own events: given a
 // CTE `e (tenant_id, id, type)` of inserted events, all of the tenant
 // `TENANT` (a parameter, "$1"), one pending delivery per matching active
-// subscription. emit_event() uses it too. `w.tenant_id = TENANT` is what
+// subscription. event_query() uses it too. `w.tenant_id = TENANT` is what
 // makes Citus send the whole statement to the tenant's shard (a router
 // query); joined on `e.tenant_id` alone it ran on every shard.
 #define CA_DELIVERIES_FOR_EVENTS_IN_E(TENANT)                                     \
@@ -38,9 +38,7 @@
 
 namespace ca {
 
-DbResult emit_event(Db& db, int64_t tenant_id, std::string_view type, const cJSON* data);
-
-// The same as a query to send with others (a pipeline, WriteTx::commit()).
+// The event as a query to send with others (a pipeline, WriteTx::commit()).
 Db::Query event_query(int64_t tenant_id, std::string_view type, const cJSON* data);
 
 }  // namespace ca

@@ -47,6 +47,7 @@ const Statement kLoadForUpdate{"announcements_load_for_update",
 
 // $1 tenant, $2 id, $3..$22 the writable columns (announcement_params), $23
 // true when it was not published: a published result writes its event.
+// ca_pick (sql/033) rather than CASE around now(), which Citus refuses.
 const Statement kUpdate{
     "announcements_update",
     "WITH a AS (UPDATE announcements SET title = $3, summary = $4, content = $5, type = $6, "
@@ -55,8 +56,8 @@ const Statement kUpdate{
     "  push_title = $14, push_body = $15, push_data = $16::jsonb, target_type = $17, "
     "  target_value = $18, push_status = $19, attachment_type = $20, attachment_url = $21, "
     "  attachment_metadata = $22::jsonb, "
-    "  published_at = CASE WHEN $8 = 'published' AND status <> 'published' THEN now() "
-    "                      ELSE published_at END, "
+    "  published_at = ca_pick($8 = 'published' AND status <> 'published', now(), "
+    "                         published_at), "
     "  updated_at = now() "
     "WHERE tenant_id = $1 AND id = $2 RETURNING *), "
     "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
@@ -73,7 +74,7 @@ const Statement kArchive{
     "announcements_archive",
     "WITH a AS (UPDATE announcements SET status = 'archived', "
     "  push_status = CASE WHEN push_status = 'pending' THEN 'skipped' ELSE push_status END, "
-    "  updated_at = CASE WHEN status = 'archived' THEN updated_at ELSE now() END "
+    "  updated_at = ca_pick(status = 'archived', updated_at, now()) "
     "WHERE tenant_id = $1 AND id = $2 RETURNING id), "
     "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
     "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1) "

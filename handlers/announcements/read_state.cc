@@ -13,38 +13,41 @@ namespace {
 
 // Each statement also moves the caller's read version in the tenant
 // (announcement_read_versions: sql/019, sql/032) when the record is new or,
-// for a dismissal, was not dismissed yet (`before`, the record as this
-// statement's snapshot has it): a read repeated moves nothing. $1 tenant,
-// $2 announcement, $3 user.
-#define CA_READ_BEFORE                                            \
-  "WITH before AS (SELECT b.dismissed FROM announcement_reads b " \
-  "  WHERE b.tenant_id = $1 AND b.announcement_id = $2 AND b.user_id = $3), "
-#define CA_READ_VERSION_MOVED_UNLESS(KEPT)                                           \
+// for a dismissal, was not dismissed yet: a read repeated moves nothing.
+// The record itself says which (`moved`): a new one has created_at =
+// updated_at, a new dismissal dismissed_at = updated_at, all three being
+// this transaction's now() (a repeat keeps created_at and dismissed_at and
+// moves updated_at). Not a read of the record before the write: Citus runs
+// an INSERT CTE as a step of its own before the others, which would then see
+// the record written. Two transactions starting in the same microsecond
+// could take a repeat for a new record: the version moves once more, which
+// costs a kept list one more read, never a stale one. $1 tenant, $2
+// announcement, $3 user.
+#define CA_READ_VERSION_MOVED                                                        \
   "v AS (INSERT INTO announcement_read_versions AS v (tenant_id, user_id, version) " \
-  "  SELECT $1, $3, 1 FROM r WHERE NOT EXISTS (SELECT 1 FROM before WHERE " KEPT     \
-  ") "                                                                               \
+  "  SELECT $1, $3, 1 FROM r WHERE r.moved "                                         \
   "  ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1) "
 
 // read_at is the first read; marking read again keeps it.
 const Statement kMarkRead{
-    "announcements_mark_read", CA_READ_BEFORE
-    "r AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id) "
+    "announcements_mark_read",
+    "WITH r AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id) "
     "SELECT a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 "
     "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = "
     "EXCLUDED.updated_at "
-    "RETURNING 1), " CA_READ_VERSION_MOVED_UNLESS("true") "SELECT 1 FROM r"};
+    "RETURNING r.created_at = r.updated_at AS moved), " CA_READ_VERSION_MOVED "SELECT 1 FROM r"};
 
 // Dismissing also marks read; dismissed_at is the first dismissal.
 const Statement kDismiss{
-    "announcements_dismiss", CA_READ_BEFORE
-    "r AS (INSERT INTO announcement_reads AS r "
+    "announcements_dismiss",
+    "WITH r AS (INSERT INTO announcement_reads AS r "
     "  (tenant_id, announcement_id, user_id, dismissed, dismissed_at) "
     "SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a "
     "WHERE a.tenant_id = $1 AND a.id = $2 "
     "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE "
     "SET dismissed = true, dismissed_at = COALESCE(r.dismissed_at, EXCLUDED.dismissed_at), "
     "  updated_at = EXCLUDED.updated_at "
-    "RETURNING 1), " CA_READ_VERSION_MOVED_UNLESS("before.dismissed") "SELECT 1 FROM r"};
+    "RETURNING r.dismissed_at = r.updated_at AS moved), " CA_READ_VERSION_MOVED "SELECT 1 FROM r"};
 
 Result<Response> record(Ctx& ctx, const Statement& stmt, const char* message) {
   // The session check and the write: one round trip (common/write.h).

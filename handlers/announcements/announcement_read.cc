@@ -52,7 +52,7 @@ const Statement kActive{
     "       r.dismissed IS NOT NULL AS is_read, COALESCE(r.dismissed, false) AS is_dismissed "
     "FROM announcements a "
     "LEFT JOIN LATERAL (SELECT r.dismissed FROM announcement_reads r "
-    "                   WHERE r.tenant_id = a.tenant_id AND r.announcement_id = a.id "
+    "                   WHERE r.tenant_id = $1 AND r.announcement_id = a.id "
     "                     AND r.user_id = $2 LIMIT 1) r ON true "
     "WHERE " CA_LIVE_ANNOUNCEMENT
     "  AND (a.scheduled_at IS NULL OR a.scheduled_at <= now()) "

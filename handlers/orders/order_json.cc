@@ -13,8 +13,8 @@ const Statement kLoad{
         "(SELECT '[' || COALESCE(string_agg(ca_order_item_json(i.id, i.order_id, i.product_id, "
         "          i.size, i.qty, i.amount, i.notes, "
         "          ca_order_product_json(p.id, p.name, p.published)), ',' ORDER BY i.id), '') || ']' "
-        " FROM order_items i JOIN products p ON p.tenant_id = i.tenant_id AND p.id = i.product_id "
-        " WHERE i.tenant_id = o.tenant_id AND i.order_id = o.id)",
+        " FROM order_items i JOIN products p ON p.tenant_id = $1 AND p.id = i.product_id "
+        " WHERE i.tenant_id = $1 AND i.order_id = o.id)",
         "NULL", "ca_order_user_json(u.id, u.name, u.email)",
         "ca_order_address_json(true, a.id, a.street, a.city, a.country, a.postal_code)") " AS json "
     "FROM orders o "

@@ -45,7 +45,7 @@ const Statement kDelete{
     "           WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL "
     "           RETURNING tenant_id, id), "
     "d AS (UPDATE webhook_deliveries d SET status = 'failed', error = 'webhook deleted' "
-    "      FROM w WHERE d.tenant_id = w.tenant_id AND d.webhook_id = w.id "
+    "      FROM w WHERE d.tenant_id = $1 AND d.webhook_id = w.id "
     "       AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now()) "
     "      RETURNING d.id) "
     "SELECT (SELECT count(*) FROM d) AS ended FROM w"};

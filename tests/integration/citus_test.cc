@@ -108,25 +108,40 @@ std::set<std::string> shards_named(const std::string& log) {
   return found;
 }
 
-TEST(Citus, TenantRequestsRunOnOneShard) {
-  if (!on_citus()) GTEST_SKIP() << "not a Citus stack";
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin, unique("citus"));
-  std::string tid = to_string(tenant);
-  TestUser buyer = add_user(admin, tenant, "MEMBER");
-  HttpResponse address = http("POST", "/api/v2/admin/addresses",
-                              {.token = buyer.token,
-                               .body = R"({"street":"Main Street 1","city":"Berlin",)"
-                                       R"("country":"DE","postal_code":"10115"})"});
-  ASSERT_EQ(address.status, 201) << address.body;
-  HttpResponse product =
-      http("POST", "/api/v2/admin/products",
-           {.token = admin, .tenant = tid, .body = R"({"name":"Shirt","price":4.5})"});
-  ASSERT_EQ(product.status, 201) << product.body;
-  std::string product_id = to_string(product.integer("id"));
-  std::string order = R"({"address_id":)" + to_string(address.integer("id")) +
-                      R"(,"payment_type":1,"total_amount":4.50,"order_items":[{"product_id":)" +
-                      product_id + R"(,"qty":1,"amount":4.50}]})";
+// Each test: on a Citus stack only, a tenant with a product, a buyer (a
+// member) with an address, and the body of an order of that product by
+// that buyer.
+class Citus : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!on_citus()) GTEST_SKIP() << "not a Citus stack";
+    admin = admin_token();
+    int64_t tenant = create_tenant(admin, unique("citus"));
+    tid = to_string(tenant);
+    buyer = add_user(admin, tenant, "MEMBER");
+    HttpResponse address = http("POST", "/api/v2/admin/addresses",
+                                {.token = buyer.token,
+                                 .body = R"({"street":"Main Street 1","city":"Berlin",)"
+                                         R"("country":"DE","postal_code":"10115"})"});
+    ASSERT_EQ(address.status, 201) << address.body;
+    HttpResponse product =
+        http("POST", "/api/v2/admin/products",
+             {.token = admin, .tenant = tid, .body = R"({"name":"Shirt","price":4.5})"});
+    ASSERT_EQ(product.status, 201) << product.body;
+    product_id = to_string(product.integer("id"));
+    order = R"({"address_id":)" + to_string(address.integer("id")) +
+            R"(,"payment_type":1,"total_amount":4.50,"order_items":[{"product_id":)" + product_id +
+            R"(,"qty":1,"amount":4.50}]})";
+  }
+
+  std::string admin;
+  std::string tid;
+  TestUser buyer;
+  std::string product_id;
+  std::string order;
+};
+
+TEST_F(Citus, TenantRequestsRunOnOneShard) {
   // The stack's worker claims across tenants (multi-shard on purpose).
   StackWorkerPause pause;
 
@@ -167,25 +182,7 @@ TEST(Citus, TenantRequestsRunOnOneShard) {
 // the workers. A write statement with INSERT CTEs runs as several steps on
 // Citus, each routed on its own; every step must still name only the
 // tenant's shards (of any of its tables) and reference tables' shards.
-TEST(Citus, TenantRequestsNameOnlyTheTenantsShards) {
-  if (!on_citus()) GTEST_SKIP() << "not a Citus stack";
-  std::string admin = admin_token();
-  int64_t tenant = create_tenant(admin, unique("citus-shards"));
-  std::string tid = to_string(tenant);
-  TestUser buyer = add_user(admin, tenant, "MEMBER");
-  HttpResponse address = http("POST", "/api/v2/admin/addresses",
-                              {.token = buyer.token,
-                               .body = R"({"street":"Main Street 1","city":"Berlin",)"
-                                       R"("country":"DE","postal_code":"10115"})"});
-  ASSERT_EQ(address.status, 201) << address.body;
-  HttpResponse product =
-      http("POST", "/api/v2/admin/products",
-           {.token = admin, .tenant = tid, .body = R"({"name":"Shirt","price":4.5})"});
-  ASSERT_EQ(product.status, 201) << product.body;
-  std::string product_id = to_string(product.integer("id"));
-  std::string order = R"({"address_id":)" + to_string(address.integer("id")) +
-                      R"(,"payment_type":1,"total_amount":4.50,"order_items":[{"product_id":)" +
-                      product_id + R"(,"qty":1,"amount":4.50}]})";
+TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
   // The tenant's shards of every tenant table, and every reference table's.
   std::vector<std::string> mine =
       sql("SELECT get_shard_id_for_distribution_column(logicalrelid, " + tid +

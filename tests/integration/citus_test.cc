@@ -212,9 +212,11 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
   // Each request (its session check included) names only allowed shards,
   // and at least one of the tenant's.
   auto check = [&](const char* method, const std::string& path, const std::string& token,
-                   std::optional<std::string> body, long status) {
+                   std::optional<std::string> body, long status,
+                   std::vector<std::string> headers = {}) {
     std::streamoff before = log_size();
-    HttpResponse got = http(method, path, {.token = token, .tenant = tid, .body = body});
+    HttpResponse got =
+        http(method, path, {.token = token, .tenant = tid, .body = body, .headers = headers});
     EXPECT_EQ(got.status, status) << method << " " << path << ": " << got.body;
     bool named_mine = false;
     for (const std::string& shard : shards_named(log_since(before))) {
@@ -226,32 +228,57 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
     return got;
   };
   const std::string hooks = "/api/v2/admin/webhooks/" + tid;
+  const std::string members = "/api/v2/admin/team-members/" + tid;
+  const std::string tenant_path = "/api/v2/admin/tenants/" + tid;
+  check("GET", tenant_path, admin, std::nullopt, 200);
+  check("POST", tenant_path, admin, R"({"name":"Citus shop"})", 200);
   check("GET", product_path, admin, std::nullopt, 200);
+  check("GET", "/api/v2/admin/products", admin, std::nullopt, 200);
   check("GET", "/api/v2/admin/products?q=shi", admin, std::nullopt, 200);
   check("POST", "/api/v2/admin/products", admin, R"({"name":"Hat","price":2})", 201);
+  check("POST", "/api/v2/admin/products", admin, R"({"name":"Cap","price":3})", 201,
+        {"Idempotency-Key: " + unique("citus-key")});
   check("POST", product_path, admin, R"({"stock":3})", 200);
   HttpResponse hook =
       check("POST", hooks, admin, R"({"url":"http://127.0.0.1:1024/in","events":["*"]})", 201);
+  check("GET", hooks, admin, std::nullopt, 200);
   HttpResponse made = check("POST", "/api/v2/admin/orders", buyer.token, order, 201);
+  check("POST", "/api/v2/admin/orders", buyer.token, order, 201,
+        {"Idempotency-Key: " + unique("citus-key")});
   const std::string order_path = "/api/v2/admin/orders/" + data_id(made);
   check("GET", order_path, admin, std::nullopt, 200);
   check("GET", "/api/v2/admin/orders", admin, std::nullopt, 200);
+  check("GET", "/api/v2/admin/orders?status=pending", admin, std::nullopt, 200);
   check("POST", order_path + "/status", admin, R"({"status":"processing"})", 200);
   HttpResponse category =
       check("POST", "/api/v2/admin/category/create", admin, R"({"name":"Hats"})", 201);
+  const std::string category_path = "/api/v2/admin/category/" + data_id(category);
   check("GET", "/api/v2/admin/category", admin, std::nullopt, 200);
-  check("DELETE", "/api/v2/admin/category/" + data_id(category), admin, std::nullopt, 200);
+  check("POST", category_path, admin, R"({"name":"Caps"})", 200);
+  check("DELETE", category_path, admin, std::nullopt, 200);
   HttpResponse news = check("POST", "/api/v2/admin/announcements", admin,
                             R"({"title":"Hello","type":"info","status":"published"})", 201);
   const std::string news_path = "/api/v2/admin/announcements/" + data_id(news);
+  check("GET", "/api/v2/admin/announcements", admin, std::nullopt, 200);
+  check("GET", news_path, admin, std::nullopt, 200);
+  check("POST", news_path, admin, R"({"title":"Hello again"})", 200);
   check("GET", "/api/v2/admin/announcements/active", admin, std::nullopt, 200);
   check("POST", news_path + "/read", admin, std::nullopt, 200);
   check("POST", news_path + "/dismiss", admin, std::nullopt, 200);
   check("DELETE", news_path, admin, std::nullopt, 200);
-  check("GET", "/api/v2/admin/team-members/" + tid, admin, std::nullopt, 200);
+  HttpResponse invited =
+      check("POST", members, admin,
+            R"({"email":")" + unique("citus-invitee") + R"(@test.local","role":"MEMBER"})", 201);
+  const int64_t invitation =
+      json_get_int(json_get(invited.json.get(), "invitation"), "id").value_or(-1);
+  check("GET", members, admin, std::nullopt, 200);
+  check("GET", members + "/invitations", admin, std::nullopt, 200);
+  check("DELETE", members + "/invitations/" + to_string(invitation), admin, std::nullopt, 200);
+  check("POST", members + "/" + to_string(buyer.id), admin, R"({"role":"ADMIN"})", 200);
   check("GET", hooks + "/deliveries", admin, std::nullopt, 200);
   check("DELETE", hooks + "?id=" + to_string(hook.integer("id")), admin, std::nullopt, 200);
   check("DELETE", product_path, admin, std::nullopt, 200);
+  check("DELETE", members + "/" + to_string(buyer.id), admin, std::nullopt, 200);
 }
 
 }  // namespace

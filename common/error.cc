@@ -157,6 +157,16 @@ Error Error::database(const DbError& error) {
     }
     return unavailable("Service temporarily unavailable", 1);
   }
+  // PostgreSQL chose this transaction as a deadlock's victim (40P01; on
+  // Citus also a distributed deadlock, or a write caught by a shard move's
+  // final switch) or could not serialize it (40001). It was rolled back
+  // whole, so the same request again is safe: 503 with Retry-After, like
+  // any other moment the database could not serve it.
+  if (error.kind == DbErrorKind::kSerialization) {
+    log_warn("transaction rolled back by the database, the client may retry: [%s] %s",
+             error.sqlstate.c_str(), error.message.c_str());
+    return unavailable("Service temporarily unavailable", 1);
+  }
   if (const ConstraintError* c = known_constraint(error)) {
     FieldErrors fields;
     fields.add(c->field, c->message);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <set>
@@ -475,6 +476,72 @@ TEST(OrderCreate, AProductDeletedDuringTheCreateIsRefused) {
       r, R"({"success":false,"errors":{)"
          R"("order_items.0.product_id":["The selected order_items.0.product_id is invalid."]}})");
   EXPECT_EQ(counts(s.tenant), before);
+}
+
+// An order that PostgreSQL picks as a deadlock's victim is rolled back whole
+// and answered 503 with Retry-After (common/error.cc): retrying is safe. The
+// deadlock is real: the order's statement locks its products in id order
+// (FOR SHARE), so it holds the first and waits for the second, which this
+// test's transaction holds and then updates the first. The order's backend
+// must be the one to find the cycle: the server's deadlock_timeout is 2 s for
+// the test (under the stack's 5 s statement timeout, which would also answer
+// 503: the handler's log line tells the two apart) and this transaction's
+// 60 s, so the test has 2 s to start waiting. Single-node only: on Citus both
+// locks are taken on a worker, under the worker's own deadlock_timeout.
+TEST(OrderCreate, ADeadlockVictimIsAnsweredRetryLaterAndWritesNothing) {
+  using namespace std::chrono_literals;
+  if (on_citus()) GTEST_SKIP() << "the deadlock_timeout set here is the coordinator's";
+  Shop s = open_shop();
+  int64_t second = create_product(s.admin, s.tenant, unique("second"));
+  ASSERT_LT(s.product, second);
+  Counts before = counts(s.tenant);
+  struct DeadlockTimeout {
+    DeadlockTimeout() {
+      sql("ALTER SYSTEM SET deadlock_timeout = '2s'");
+      sql("SELECT pg_reload_conf()");
+    }
+    ~DeadlockTimeout() {
+      sql("ALTER SYSTEM RESET deadlock_timeout");
+      sql("SELECT pg_reload_conf()");
+    }
+  } timeout;
+  // The handlers' idle sessions take the new value before their next command.
+  std::this_thread::sleep_for(500ms);
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SET LOCAL deadlock_timeout = '60s'"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM products WHERE tenant_id = " + s.tenant_str() +
+                                      " AND id = " + to_string(second) + " FOR UPDATE"));
+  std::string body =
+      order_body(s.address, "9.00", {item(s.product, 1, "4.50"), item(second, 1, "4.50")});
+  std::future<HttpResponse> created =
+      std::async(std::launch::async, [&] { return post_order(s, body); });
+  bool waiting = wait_for_lock_wait("WITH a AS (%FROM products%FOR SHARE%");
+  EXPECT_TRUE(waiting) << "the order never waited for the second product";
+  // Waits for the order's share lock on the first product until the order's
+  // backend finds the cycle and rolls the order back.
+  EXPECT_TRUE(exec_ok(conn.get(), "UPDATE products SET stock = stock WHERE tenant_id = " +
+                                      s.tenant_str() + " AND id = " + to_string(s.product)))
+      << PQerrorMessage(conn.get());
+  EXPECT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
+  HttpResponse r = created.get();
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(r.headers["retry-after"], "1");
+  expect_json(r, R"({"success":false,"message":"Service temporarily unavailable"})");
+  EXPECT_EQ(counts(s.tenant), before);
+  // The deadlock, not the statement timeout: the handler's line for it.
+  std::ifstream log(state_dir() + "/log/orders.log");
+  std::string line, found;
+  while (std::getline(log, line)) {
+    if (line.find("request_id=" + r.headers["x-request-id"]) != std::string::npos) found = line;
+  }
+  EXPECT_NE(found.find("transaction rolled back by the database, the client may retry: [40P01] "
+                       "deadlock detected"),
+            std::string::npos)
+      << found;
+  // The same request again goes through.
+  EXPECT_EQ(post_order(s, body).status, 201);
 }
 
 // A write goes to PostgreSQL with the session check in front of it

@@ -163,6 +163,22 @@ TEST(DatabaseErrorTest, ALostConnectionOrATimeoutIsUnavailableForOneSecond) {
   }
 }
 
+// Rolled back whole by PostgreSQL: the same request again is safe.
+TEST(DatabaseErrorTest, ADeadlockVictimOrASerializationFailureIsUnavailableForOneSecond) {
+  for (DbError e : {DbError{DbErrorKind::kSerialization, "40P01", "deadlock detected", ""},
+                    DbError{DbErrorKind::kSerialization, "40001", "could not serialize", ""}}) {
+    Error err = Error::database(e);
+    EXPECT_EQ(err.kind, ErrorKind::kUnavailable) << e.sqlstate;
+    EXPECT_EQ(err.message, "Service temporarily unavailable");
+    EXPECT_EQ(err.retry_after, 1);
+    Response r = render(err, ErrorStyle::kSuccess);
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(r.body, R"({"success":false,"message":"Service temporarily unavailable"})");
+  }
+  EXPECT_EQ(db_error_kind("40P01"), DbErrorKind::kSerialization);
+  EXPECT_EQ(db_error_kind("40001"), DbErrorKind::kSerialization);
+}
+
 TEST(DatabaseErrorTest, AnUnknownConstraintIsInternal) {
   Error err = Error::database(
       {DbErrorKind::kUniqueViolation, "23505", "duplicate key value", "users_email_key"});

@@ -153,19 +153,13 @@ TEST(DbErrorKindTest, SqlstatesMapToKinds) {
   EXPECT_EQ(db_error_kind("42P01"), DbErrorKind::kOther);
 }
 
-TEST(DatabaseErrorTest, ALostConnectionOrATimeoutIsUnavailableForOneSecond) {
+// The database could not serve the request, or rolled its transaction back
+// whole (a deadlock's victim, a serialization failure): nothing was written
+// and the same request again is safe.
+TEST(DatabaseErrorTest, UnavailableOrRolledBackIsUnavailableForOneSecond) {
   for (DbError e : {DbError{DbErrorKind::kConnection, "08006", "server closed the connection", ""},
-                    DbError{DbErrorKind::kTimeout, "57014", "canceling statement", ""}}) {
-    Error err = Error::database(e);
-    EXPECT_EQ(err.kind, ErrorKind::kUnavailable) << e.sqlstate;
-    EXPECT_EQ(err.message, "Service temporarily unavailable");
-    EXPECT_EQ(err.retry_after, 1);
-  }
-}
-
-// Rolled back whole by PostgreSQL: the same request again is safe.
-TEST(DatabaseErrorTest, ADeadlockVictimOrASerializationFailureIsUnavailableForOneSecond) {
-  for (DbError e : {DbError{DbErrorKind::kSerialization, "40P01", "deadlock detected", ""},
+                    DbError{DbErrorKind::kTimeout, "57014", "canceling statement", ""},
+                    DbError{DbErrorKind::kSerialization, "40P01", "deadlock detected", ""},
                     DbError{DbErrorKind::kSerialization, "40001", "could not serialize", ""}}) {
     Error err = Error::database(e);
     EXPECT_EQ(err.kind, ErrorKind::kUnavailable) << e.sqlstate;

@@ -348,8 +348,39 @@ pid_t wait_for_replacement(const std::string& pid_file, pid_t old, const std::st
   return 0;
 }
 
+// The session a process belongs to (field 6 of /proc/<pid>/stat, after the
+// parenthesised name, which may hold spaces); 0 when it is gone.
+pid_t session_of(pid_t pid) {
+  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(name_end + 1));
+  std::string state;
+  long ppid = 0, pgrp = 0, session = 0;
+  fields >> state >> ppid >> pgrp >> session;
+  return static_cast<pid_t>(session);
+}
+
 // scripts/test sends scripts/run's stderr to $CA_STATE_DIR/run.log.
 std::string run_log() { return slurp(state_dir() + "/run.log"); }
+
+// Each handler process leads a session of its own, as each instance of a
+// handler's systemd template unit does: the kernel shares the CPU between
+// sessions, and the processes of a group sharing one session cost every
+// request 20-30 % under load (docs/performance.md, "Scheduling").
+TEST(DevStack, EachHandlerProcessLeadsASessionOfItsOwn) {
+  int handlers = 0;
+  for (const char* group : {"auth", "tenants", "team-members", "categories", "products", "orders",
+                            "announcements", "webhooks"}) {
+    for (int slot = 1; slot <= 2; ++slot) {
+      pid_t pid = read_pid(state_dir() + "/run/" + group + "." + std::to_string(slot) + ".pid");
+      if (pid <= 0) continue;
+      ++handlers;
+      EXPECT_EQ(session_of(pid), pid) << group << " slot " << slot;
+    }
+  }
+  EXPECT_GE(handlers, 2);
+}
 
 TEST(DevStack, AHandlerProcessThatDiesIsRestartedAndItsDeathLogged) {
   const std::string program = "commerce-admin-products";
@@ -368,6 +399,8 @@ TEST(DevStack, AHandlerProcessThatDiesIsRestartedAndItsDeathLogged) {
   pid_t new2 = wait_for_replacement(slot2, stopped, program);
   ASSERT_NE(new1, 0) << "slot 1 was not restarted";
   ASSERT_NE(new2, 0) << "slot 2 was not restarted";
+  EXPECT_EQ(session_of(new1), new1);
+  EXPECT_EQ(session_of(new2), new2);
   for (int i = 0; i < 8; ++i) {
     HttpResponse r = http("GET", "/api/v2/admin/products", s.call());
     EXPECT_EQ(r.status, 200) << r.body;

@@ -128,6 +128,12 @@ Error Error::invalid(FieldErrors fields) {
   e.fields = std::move(fields);
   return e;
 }
+Error Error::limit_reached(std::string_view what, int64_t max, std::string_view setting) {
+  FieldErrors fields;
+  fields.add("limit", "The limit of " + std::to_string(max) + " " + std::string(what) +
+                          " is reached (" + std::string(setting) + ").");
+  return invalid(std::move(fields));
+}
 Error Error::too_many_requests(std::string message, int64_t retry_after_seconds) {
   Error e = with(ErrorKind::kTooManyRequests, std::move(message));
   e.retry_after = retry_after_seconds;

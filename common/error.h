@@ -89,6 +89,12 @@ struct Error {
   static Error conflict(std::string message);
   static Error payload_too_large(std::string message);
   static Error invalid(FieldErrors fields);
+  // A collection a tenant or user grows is at its cap (docs/security.md,
+  // "Resource limits"): 422 in the endpoint's validation shape with one
+  // field error under "limit", e.g. for ("webhook subscriptions per tenant",
+  // 20, "WEBHOOKS_MAX_PER_TENANT"): "The limit of 20 webhook subscriptions
+  // per tenant is reached (WEBHOOKS_MAX_PER_TENANT)."
+  static Error limit_reached(std::string_view what, int64_t max, std::string_view setting);
   static Error too_many_requests(std::string message, int64_t retry_after_seconds);
   static Error client_closed(std::string message);
   // Logs `what` now (it is never sent to the client).

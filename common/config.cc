@@ -156,6 +156,14 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       static_cast<int>(int_env(program, "WEBHOOK_RETRY_BASE_SECONDS", 30, 1, 86400));
   c.webhook_timeout_seconds =
       static_cast<int>(int_env(program, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 300));
+  c.tenants_max_per_user =
+      static_cast<int>(int_env(program, "TENANTS_MAX_PER_USER", 20, 1, 100000));
+  c.invitations_max_pending_per_tenant =
+      static_cast<int>(int_env(program, "INVITATIONS_MAX_PENDING_PER_TENANT", 100, 1, 100000));
+  c.addresses_max_per_user =
+      static_cast<int>(int_env(program, "ADDRESSES_MAX_PER_USER", 100, 1, 100000));
+  c.idempotency_keys_max_per_user =
+      static_cast<int>(int_env(program, "IDEMPOTENCY_KEYS_MAX_PER_USER", 10000, 1, 10000000));
   c.db_statement_timeout_seconds =
       static_cast<int>(int_env(program, "DB_STATEMENT_TIMEOUT_SECONDS", 20, 1, 25));
   c.retention_days = static_cast<int>(int_env(program, "RETENTION_DAYS", 30, 0, 36500));

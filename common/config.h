@@ -22,6 +22,16 @@ struct Config {
   int webhook_max_attempts = 10;
   int webhook_retry_base_seconds = 30;
   int webhook_timeout_seconds = 10;
+  // Collections a user or tenant grows (docs/security.md, "Resource limits";
+  // docs/decisions/0030-caps-on-what-users-and-tenants-grow.md): tenants a user
+  // created (TENANTS_MAX_PER_USER), live pending invitations of a tenant
+  // (INVITATIONS_MAX_PENDING_PER_TENANT), a user's addresses
+  // (ADDRESSES_MAX_PER_USER), a user's idempotency keys of the last 24 h in
+  // one tenant (IDEMPOTENCY_KEYS_MAX_PER_USER).
+  int tenants_max_per_user = 20;
+  int invitations_max_pending_per_tenant = 100;
+  int addresses_max_per_user = 100;
+  int idempotency_keys_max_per_user = 10000;
   // Handlers' statements (serve loop) only; under nginx's fastcgi_read_timeout (30 s).
   int db_statement_timeout_seconds = 20;
   // Per-account login limit (handlers/auth/login.cc): after this many failed

@@ -51,6 +51,40 @@ const Statement kStore{
     "ON CONFLICT (tenant_id, user_id, key) DO UPDATE SET "
     "  status = EXCLUDED.status, headers = EXCLUDED.headers, body = EXCLUDED.body"};
 
+// The cap on live keys (IDEMPOTENCY_KEYS_MAX_PER_USER; sql/038,
+// docs/decisions/0031-idempotency-keys-cap.md): sent with the answer's
+// store and COMMIT, so it costs no round trip and holds its lock only for
+// that moment. $1 tenant, $2 user. First the (tenant, user) row of hour 0
+// is locked (an upsert that changes nothing), so that the new keys of one
+// user in one tenant take turns here; then the key is counted in its
+// hour's row; then, in a statement of its own (a snapshot taken after the
+// lock, which sees every key committed before), the rows of the last 24
+// hours are summed, and a sum over the cap ($3) raises (SQLSTATE
+// kKeysCapState), which rolls back the request's writes, its key and its
+// count. O(1): at most 25 hour rows, whatever the number of keys.
+#define CA_KEYS_CAP_STATE "CA42K"
+constexpr const char* kKeysCapState = CA_KEYS_CAP_STATE;
+#define CA_IDEMPOTENCY_HOUR "floor(extract(epoch FROM now()) / 3600)::bigint"
+const Statement kKeysLock{"idempotency_keys_lock",
+                          "INSERT INTO idempotency_key_counts AS c (tenant_id, user_id, hour, n) "
+                          "VALUES ($1, $2, 0, 0) "
+                          "ON CONFLICT (tenant_id, user_id, hour) DO UPDATE SET n = c.n"};
+const Statement kKeysCount{"idempotency_keys_count",
+                           "INSERT INTO idempotency_key_counts AS c (tenant_id, user_id, hour, n) "
+                           "VALUES ($1, $2, " CA_IDEMPOTENCY_HOUR
+                           ", 1) "
+                           "ON CONFLICT (tenant_id, user_id, hour) DO UPDATE SET n = c.n + 1"};
+const Statement kKeysWithinCap{
+    "idempotency_keys_within_cap",
+    "SELECT CASE WHEN sum(n) > $3::bigint "
+    "  THEN ca_refuse('" CA_KEYS_CAP_STATE
+    "', 'idempotency keys per user') "
+    "       END AS refused "
+    "FROM idempotency_key_counts "
+    "WHERE tenant_id = $1 AND user_id = $2 AND hour >= " CA_IDEMPOTENCY_HOUR " - 24"};
+#undef CA_IDEMPOTENCY_HOUR
+#undef CA_KEYS_CAP_STATE
+
 bool is_2xx(int status) { return status >= 200 && status < 300; }
 
 // SHA-256 over method, path, query and body, each preceded by its length
@@ -104,7 +138,8 @@ bool idempotency_key_valid(std::string_view key) {
   return true;
 }
 
-IdempotentRequest::IdempotentRequest(const Request& req, Db& db) : db_(db) {
+IdempotentRequest::IdempotentRequest(const Request& req, Db& db, int64_t keys_max)
+    : db_(db), keys_max_(keys_max) {
   if (!req.idempotency_key || !idempotency_key_valid(*req.idempotency_key)) {
     state_ = State::kMalformed;
     return;
@@ -207,8 +242,17 @@ Result<Response> IdempotentRequest::finish(Result<Response> handler_answer) {
   DbResult committed =
       db_.commit_request({{&kStore,
                            {tenant_id_, user_id_, key_, request_hash_, response.status,
-                            headers_text(response), response.body}}});
-  if (!committed.ok()) return Error::database(committed.error());
+                            headers_text(response), response.body}},
+                          {&kKeysLock, {tenant_id_, user_id_}},
+                          {&kKeysCount, {tenant_id_, user_id_}},
+                          {&kKeysWithinCap, {tenant_id_, user_id_, keys_max_}}});
+  if (!committed.ok()) {
+    if (committed.error().sqlstate == kKeysCapState) {
+      return Error::limit_reached("idempotency keys per user and tenant in 24 hours", keys_max_,
+                                  "IDEMPOTENCY_KEYS_MAX_PER_USER");
+    }
+    return Error::database(committed.error());
+  }
   return handler_answer;
 }
 

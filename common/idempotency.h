@@ -54,8 +54,10 @@ bool idempotency_key_valid(std::string_view key);
 
 class IdempotentRequest {
  public:
-  // For a request with the header on a route that opted in.
-  IdempotentRequest(const Request& req, Db& db);
+  // For a request with the header on a route that opted in. A new key is
+  // refused (422, nothing written) when the caller has `keys_max` keys of
+  // the last 24 hours in the tenant already (IDEMPOTENCY_KEYS_MAX_PER_USER).
+  IdempotentRequest(const Request& req, Db& db, int64_t keys_max);
   ~IdempotentRequest();  // rolls back a request transaction still open
   IdempotentRequest(const IdempotentRequest&) = delete;
   IdempotentRequest& operator=(const IdempotentRequest&) = delete;
@@ -100,6 +102,7 @@ class IdempotentRequest {
   State state_ = State::kPending;
   int64_t user_id_ = 0;
   int64_t tenant_id_ = 0;
+  int64_t keys_max_;
   std::optional<DbError> claim_error_;
   std::optional<Response> replay_;
 };

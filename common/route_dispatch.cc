@@ -37,7 +37,7 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   log_request_context().route = m.pattern;
   Ctx ctx{req, db, config};
   if (m.idempotent && req.idempotency_key) {
-    IdempotentRequest keyed(req, db);
+    IdempotentRequest keyed(req, db, config.idempotency_keys_max_per_user);
     ctx.idempotency = &keyed;
     return respond(keyed.finish(call_handler(m.handler, ctx)), m.error_style);
   }

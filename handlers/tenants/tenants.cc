@@ -1,6 +1,7 @@
 #include "tenants.h"
 
 #include "auth.h"
+#include "config.h"
 #include "db.h"
 #include "error.h"
 #include "json_rendered.h"
@@ -23,12 +24,25 @@ const Statement kList{"tenants_list",
                       " FROM memberships m JOIN tenants t ON t.id = m.tenant_id "
                       "WHERE m.user_id = $1 ORDER BY t.id"};
 
-// One statement, so tenant, membership and the user's current tenant change together.
+// The creator's row locked first, so that two creates of one user take
+// turns at kCreate's count (TENANTS_MAX_PER_USER; docs/decisions/0030-caps-
+// on-what-users-and-tenants-grow.md). Other changes of a user's memberships
+// lock the same row (handlers/team_members/member_write.cc).
+const Statement kLockCreator{"tenants_lock_creator",
+                             "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE"};
+
+// One statement, so tenant, membership and the user's current tenant change
+// together. $3: the cap. No row, and nothing written, when the caller ($2)
+// has created $3 tenants already (sql/037's created_by); run after
+// kLockCreator, its snapshot sees every create of the caller before it.
 const Statement kCreate{
     "tenants_create",
-    "WITH t AS (INSERT INTO tenants (name) VALUES ($1) RETURNING *), "
+    "WITH t AS (INSERT INTO tenants (name, created_by) SELECT $1::text, $2::bigint "
+    "           WHERE (SELECT count(*) FROM tenants WHERE created_by = $2::bigint) < $3::bigint "
+    "           RETURNING *), "
     "m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM t), "
-    "u AS (UPDATE users SET tenant_id = (SELECT id FROM t), updated_at = now() WHERE id = $2) "
+    "u AS (UPDATE users SET tenant_id = (SELECT id FROM t), updated_at = now() "
+    "      WHERE id = $2 AND EXISTS (SELECT 1 FROM t)) "
     "SELECT " CA_TENANT_JSON " FROM t"};
 
 const Statement kRead{"tenants_read", "SELECT " CA_TENANT_JSON " FROM tenants t WHERE t.id = $1"};
@@ -71,11 +85,17 @@ Result<Response> tenants_create(Ctx& ctx) {
     name = in.str("name", {.required = true, .trim = true, .max = 255});
   }
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
-  // The session check and the insert: one round trip (common/write.h).
-  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
-           return Queries{{&kCreate, {name.value, who.user_id}}};
-         }));
-  return Response::json(201, json_rendered(w.results[0].rows(), 0));
+  // The session check, the lock and the insert: one round trip (common/write.h).
+  const int64_t max = ctx.config.tenants_max_per_user;
+  CA_TRY(
+      w, write_once(ctx, Access::session(), [&](const Principal& who) {
+        return Queries{{&kLockCreator, {who.user_id}}, {&kCreate, {name.value, who.user_id, max}}};
+      }));
+  const Rows& created = w.results[1].rows();
+  if (created.empty()) {
+    return Error::limit_reached("tenants created per user", max, "TENANTS_MAX_PER_USER");
+  }
+  return Response::json(201, json_rendered(created, 0));
 }
 
 Result<Response> tenants_read(Ctx& ctx) {

@@ -25,9 +25,22 @@ const Statement kPurgeExpired{
     "WHERE k.tenant_id = old.tenant_id AND k.user_id = old.user_id AND k.key = old.key "
     "  AND k.created_at <= now() - $1::interval"};
 
+// The hours of sql/038's key counts older than the cap's window (the last
+// 24 hours and the current one; hour 0 is the lock row, kept). One
+// statement over every tenant's shard, no lock across tenants.
+const Statement kPurgeCounts{
+    "worker_idempotency_key_counts_purge",
+    "DELETE FROM idempotency_key_counts "
+    "WHERE hour > 0 AND hour < floor(extract(epoch FROM now()) / 3600)::bigint - 24"};
+
 }  // namespace
 
 int task_purge_idempotency_keys(Db& db, const Config&) {
+  DbResult counts = db.exec(kPurgeCounts);
+  if (!counts.ok()) {
+    log_error("purging idempotency key counts: %s", counts.error().message.c_str());
+    return -1;
+  }
   int done = 0;
   while (done < kPurgeMaxPerPass) {
     DbResult r = db.exec(kPurgeExpired, {kIdempotencyKeyLifetime});

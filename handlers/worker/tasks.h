@@ -27,7 +27,8 @@ int task_purge_sessions(Db& db, const Config& config);
 // Deletes finished webhook deliveries and unreferenced events older than
 // RETENTION_DAYS, in batches (retention_tasks.cc).
 int task_purge_old_records(Db& db, const Config& config);
-// Deletes idempotency keys past their lifetime (24 h).
+// Deletes idempotency keys past their lifetime (24 h), and their hourly
+// counts past the cap's window (sql/038).
 int task_purge_idempotency_keys(Db& db, const Config& config);
 
 }  // namespace ca

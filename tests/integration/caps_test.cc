@@ -1,0 +1,412 @@
+// Caps on the collections a user or a tenant grows (issue 42; docs/security.md,
+// "Resource limits"; docs/decisions/0030-caps-on-what-users-and-tenants-grow.md,
+// 0031-idempotency-keys-cap.md): tenants a user created, pending invitations
+// of a tenant, a user's addresses, a user's idempotency keys of the last 24
+// hours in one tenant. At the cap the next create is 422 with one field
+// error under "limit" and writes nothing; two creates at once never both
+// take the last slot.
+//
+// Each test has users of its own. The rows below the cap are written with
+// SQL (as many as the stack's setting allows, minus one or two), so that the
+// tests run at any cap, the defaults included, in a few requests; every
+// answer asserted comes through nginx from the handlers.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stack.h"
+
+namespace ca::test {
+namespace {
+
+const std::string kTenants = "/api/v2/admin/tenants";
+const std::string kAddresses = "/api/v2/admin/addresses";
+
+// The stack's value of a cap (scripts/test may set one), or its default.
+int64_t cap(const std::string& setting, int64_t fallback) {
+  std::optional<std::string> v = stack_env(setting);
+  return v ? std::stoll(*v) : fallback;
+}
+
+std::string limit_body(int64_t max, const std::string& what, const std::string& setting) {
+  return R"({"message":"The given data was invalid.","errors":{"limit":["The limit of )" +
+         to_string(max) + " " + what + " is reached (" + setting + ").\"]}}";
+}
+
+std::string count(const std::string& query) {
+  auto rows = sql(query);
+  return rows.empty() ? "<no row>" : rows[0];
+}
+
+std::string tenant_body(const std::string& name) { return R"({"name":)" + json_text(name) + "}"; }
+
+std::string address_body(const std::string& street) {
+  return R"({"street":)" + json_text(street) +
+         R"(,"city":"Berlin","country":"DE","postal_code":"10115"})";
+}
+
+// A user of their own: a MEMBER of a tenant of the seeded admin, creator of nothing.
+TestUser fresh_user(const std::string& admin) {
+  return add_user(admin, create_tenant(admin, unique("caps-home")));
+}
+
+// --- tenants per user ----------------------------------------------------------------
+
+std::string tenants_created_by(const TestUser& u) {
+  return count("SELECT count(*) FROM tenants WHERE created_by = " + to_string(u.id));
+}
+
+// `n` tenants recorded as created by `u` (no members: only the count matters).
+void prefill_tenants(const TestUser& u, int64_t n) {
+  sql("INSERT INTO tenants (name, created_by) SELECT 'caps prefill', " + to_string(u.id) +
+      " FROM generate_series(1, " + to_string(n) + ")");
+}
+
+TEST(Caps, TenantsOneUserCreatedStopAtTheCap) {
+  const int64_t max = cap("TENANTS_MAX_PER_USER", 20);
+  std::string admin = admin_token();
+  TestUser u = fresh_user(admin);
+  // Tenants the user joined do not count: only those they created.
+  ASSERT_EQ(tenants_created_by(u), "0");
+  prefill_tenants(u, max - 1);
+
+  HttpResponse last = http("POST", kTenants, {.token = u.token, .body = tenant_body("Last one")});
+  ASSERT_EQ(last.status, 201) << last.body;
+  const int64_t last_id = last.integer("id");
+  EXPECT_EQ(tenants_created_by(u), to_string(max));
+
+  const std::string name = unique("over the cap");
+  HttpResponse over = http("POST", kTenants, {.token = u.token, .body = tenant_body(name)});
+  expect_body(over, 422, limit_body(max, "tenants created per user", "TENANTS_MAX_PER_USER"));
+  // Nothing written: no tenant, no membership, the current tenant unchanged.
+  EXPECT_EQ(count("SELECT count(*) FROM tenants WHERE name = '" + name + "'"), "0");
+  EXPECT_EQ(tenants_created_by(u), to_string(max));
+  EXPECT_EQ(count("SELECT count(*) FROM memberships WHERE user_id = " + to_string(u.id) +
+                  " AND role = 'ADMIN'"),
+            "1");
+  EXPECT_EQ(count("SELECT tenant_id FROM users WHERE id = " + to_string(u.id)), to_string(last_id));
+  // With an Idempotency-Key the same answer, and no key kept.
+  HttpResponse keyed = http("POST", kTenants,
+                            {.token = u.token,
+                             .body = tenant_body(name),
+                             .headers = {"Idempotency-Key: " + unique("caps-tenant")}});
+  expect_body(keyed, 422, limit_body(max, "tenants created per user", "TENANTS_MAX_PER_USER"));
+  EXPECT_EQ(count("SELECT count(*) FROM idempotency_keys WHERE user_id = " + to_string(u.id)), "0");
+
+  // Another user is not held by this one's cap.
+  TestUser other = fresh_user(admin);
+  HttpResponse theirs =
+      http("POST", kTenants, {.token = other.token, .body = tenant_body("Their own")});
+  EXPECT_EQ(theirs.status, 201) << theirs.body;
+}
+
+// Creates at once for the last slot: the creator's row is locked before the
+// count, so exactly one gets it.
+TEST(Caps, ConcurrentTenantCreatesTakeTheLastSlotOnce) {
+  const int64_t max = cap("TENANTS_MAX_PER_USER", 20);
+  TestUser u = fresh_user(admin_token());
+  prefill_tenants(u, max - 1);
+
+  auto results = http_concurrent(8, 8, [&](int i) {
+    return http("POST", kTenants, {.token = u.token, .body = tenant_body("Race " + to_string(i))});
+  });
+  int created = 0;
+  for (const HttpResponse& r : results) {
+    if (r.status == 201) {
+      ++created;
+    } else {
+      expect_body(r, 422, limit_body(max, "tenants created per user", "TENANTS_MAX_PER_USER"));
+    }
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(tenants_created_by(u), to_string(max));
+}
+
+// --- pending invitations per tenant ------------------------------------------------------
+
+std::string invite_path(int64_t tenant) {
+  return "/api/v2/admin/team-members/" + to_string(tenant);
+}
+
+HttpResponse invite(const Scope& s, const std::string& email) {
+  return http(
+      "POST", invite_path(s.tenant),
+      {.token = s.token, .body = R"({"email":)" + json_text(email) + R"(,"role":"MEMBER"})"});
+}
+
+std::string live_pending(const Scope& s) {
+  return count("SELECT count(*) FROM invitations WHERE tenant_id = " + s.tid() +
+               " AND status = 'pending' AND expires_at > now()");
+}
+
+// `n` live pending invitations of the tenant, and one of each kind that
+// does not count: expired, revoked, accepted.
+void prefill_invitations(const Scope& s, int64_t n) {
+  const std::string admin_id = to_string(token_user_id(s.token));
+  const std::string prefix = unique("prefill");
+  auto insert = [&](const std::string& what, int64_t rows, const std::string& status,
+                    const std::string& expires, const std::string& accepted,
+                    const std::string& revoked) {
+    sql("INSERT INTO invitations (tenant_id, email, role, token_hash, invited_by, expires_at, "
+        "status, accepted_at, revoked_at) SELECT " +
+        s.tid() + ", '" + prefix + what + "-' || i || '@test.local', 'MEMBER', sha256(('" + prefix +
+        what + "' || i)::bytea), " + admin_id + ", " + expires + ", '" + status + "', " + accepted +
+        ", " + revoked + " FROM generate_series(1, " + to_string(rows) + ") i");
+  };
+  insert("live", n, "pending", "now() + interval '1 day'", "NULL", "NULL");
+  insert("expired", 1, "pending", "now() - interval '1 second'", "NULL", "NULL");
+  insert("revoked", 1, "revoked", "now() + interval '1 day'", "NULL", "now()");
+  insert("accepted", 1, "accepted", "now() + interval '1 day'", "now()", "NULL");
+}
+
+TEST(Caps, PendingInvitationsStopAtTheCapUntilOneIsRevokedAcceptedOrExpires) {
+  const int64_t max = cap("INVITATIONS_MAX_PENDING_PER_TENANT", 100);
+  const std::string over_body =
+      limit_body(max, "pending invitations per tenant", "INVITATIONS_MAX_PENDING_PER_TENANT");
+  Scope s = fresh_scope(admin_token());
+  prefill_invitations(s, max - 2);
+
+  const std::string a = unique("cap-a") + "@test.local";
+  const std::string b = unique("cap-b") + "@test.local";
+  const std::string c = unique("cap-c") + "@test.local";
+  HttpResponse to_a = invite(s, a);
+  ASSERT_EQ(to_a.status, 201) << to_a.body;
+  HttpResponse to_b = invite(s, b);
+  ASSERT_EQ(to_b.status, 201) << to_b.body;
+  ASSERT_EQ(live_pending(s), to_string(max));
+
+  expect_body(invite(s, c), 422, over_body);
+  EXPECT_EQ(count("SELECT count(*) FROM invitations WHERE email = '" + c + "'"), "0");
+  EXPECT_EQ(live_pending(s), to_string(max));
+  // Inviting a pending email again replaces its invitation: no new slot needed.
+  HttpResponse again = invite(s, b);
+  ASSERT_EQ(again.status, 201) << again.body;
+  const std::string b_token = again.str("token");
+  EXPECT_EQ(live_pending(s), to_string(max));
+
+  // A revoked invitation frees its slot.
+  const int64_t a_id = json_get_int(to_a["invitation"], "id").value_or(-1);
+  HttpResponse revoked =
+      http("DELETE", invite_path(s.tenant) + "/invitations/" + to_string(a_id), {.token = s.token});
+  ASSERT_EQ(revoked.status, 200) << revoked.body;
+  HttpResponse to_c = invite(s, c);
+  ASSERT_EQ(to_c.status, 201) << to_c.body;
+  expect_body(invite(s, unique("cap-d") + "@test.local"), 422, over_body);
+
+  // So does an accepted one.
+  HttpResponse accepted = accept_as_new_account(b_token, "Capped", "password-" + unique("pw"));
+  ASSERT_EQ(accepted.status, 201) << accepted.body;
+  HttpResponse to_d = invite(s, unique("cap-d") + "@test.local");
+  ASSERT_EQ(to_d.status, 201) << to_d.body;
+  expect_body(invite(s, unique("cap-e") + "@test.local"), 422, over_body);
+
+  // And one that expires.
+  sql("UPDATE invitations SET expires_at = now() - interval '1 second' WHERE tenant_id = " +
+      s.tid() + " AND email = '" + c + "'");
+  HttpResponse to_e = invite(s, unique("cap-e") + "@test.local");
+  EXPECT_EQ(to_e.status, 201) << to_e.body;
+  EXPECT_EQ(live_pending(s), to_string(max));
+}
+
+// Invites at once for the last slot: the tenant row is locked before the
+// count, so exactly one gets it.
+TEST(Caps, ConcurrentInvitesTakeTheLastSlotOnce) {
+  const int64_t max = cap("INVITATIONS_MAX_PENDING_PER_TENANT", 100);
+  Scope s = fresh_scope(admin_token());
+  prefill_invitations(s, max - 1);
+
+  const std::string prefix = unique("race");
+  auto results = http_concurrent(
+      8, 8, [&](int i) { return invite(s, prefix + "-" + to_string(i) + "@test.local"); });
+  int created = 0;
+  for (const HttpResponse& r : results) {
+    if (r.status == 201) {
+      ++created;
+    } else {
+      expect_body(
+          r, 422,
+          limit_body(max, "pending invitations per tenant", "INVITATIONS_MAX_PENDING_PER_TENANT"));
+    }
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(live_pending(s), to_string(max));
+}
+
+// --- addresses per user ------------------------------------------------------------------
+
+std::string addresses_of(const TestUser& u) {
+  return count("SELECT count(*) FROM addresses WHERE user_id = " + to_string(u.id));
+}
+
+void prefill_addresses(const TestUser& u, int64_t n) {
+  sql("INSERT INTO addresses (user_id, street, city, country, postal_code) SELECT " +
+      to_string(u.id) + ", 'Prefill ' || i, 'Berlin', 'DE', '10115' FROM generate_series(1, " +
+      to_string(n) + ") i");
+}
+
+TEST(Caps, AddressesPerUserStopAtTheCap) {
+  const int64_t max = cap("ADDRESSES_MAX_PER_USER", 100);
+  std::string admin = admin_token();
+  TestUser u = fresh_user(admin);
+  prefill_addresses(u, max - 1);
+
+  HttpResponse last = http("POST", kAddresses, {.token = u.token, .body = address_body("Last 1")});
+  ASSERT_EQ(last.status, 201) << last.body;
+  expect_body(http("POST", kAddresses, {.token = u.token, .body = address_body("Over 1")}), 422,
+              limit_body(max, "addresses per user", "ADDRESSES_MAX_PER_USER"));
+  EXPECT_EQ(addresses_of(u), to_string(max));
+  EXPECT_EQ(count("SELECT count(*) FROM addresses WHERE user_id = " + to_string(u.id) +
+                  " AND street = 'Over 1'"),
+            "0");
+
+  // Another user's addresses are theirs: not held by this cap.
+  TestUser other = fresh_user(admin);
+  HttpResponse theirs =
+      http("POST", kAddresses, {.token = other.token, .body = address_body("Their 1")});
+  EXPECT_EQ(theirs.status, 201) << theirs.body;
+}
+
+TEST(Caps, ConcurrentAddressCreatesTakeTheLastSlotOnce) {
+  const int64_t max = cap("ADDRESSES_MAX_PER_USER", 100);
+  TestUser u = fresh_user(admin_token());
+  prefill_addresses(u, max - 1);
+
+  auto results = http_concurrent(8, 8, [&](int i) {
+    return http("POST", kAddresses,
+                {.token = u.token, .body = address_body("Race " + to_string(i))});
+  });
+  int created = 0;
+  for (const HttpResponse& r : results) {
+    if (r.status == 201) {
+      ++created;
+    } else {
+      expect_body(r, 422, limit_body(max, "addresses per user", "ADDRESSES_MAX_PER_USER"));
+    }
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(addresses_of(u), to_string(max));
+}
+
+// --- idempotency keys per user -------------------------------------------------------------
+
+// Addresses are keyed in tenant 0 (routes without a tenant, sql/023).
+void prefill_keys(const TestUser& u, int64_t n) {
+  sql("INSERT INTO idempotency_key_counts (tenant_id, user_id, hour, n) VALUES (0, " +
+      to_string(u.id) + ", floor(extract(epoch FROM now()) / 3600)::bigint, " + to_string(n) + ")");
+}
+
+std::string keys_of(const TestUser& u) {
+  return count("SELECT count(*) FROM idempotency_keys WHERE user_id = " + to_string(u.id));
+}
+
+HttpResponse keyed_address(const TestUser& u, const std::string& key, const std::string& street) {
+  return http(
+      "POST", kAddresses,
+      {.token = u.token, .body = address_body(street), .headers = {"Idempotency-Key: " + key}});
+}
+
+TEST(Caps, IdempotencyKeysPerUserStopAtTheCapAndStoredOnesStillReplay) {
+  const int64_t max = cap("IDEMPOTENCY_KEYS_MAX_PER_USER", 10000);
+  const std::string over_body = limit_body(max, "idempotency keys per user and tenant in 24 hours",
+                                           "IDEMPOTENCY_KEYS_MAX_PER_USER");
+  TestUser u = fresh_user(admin_token());
+  prefill_keys(u, max - 1);
+
+  const std::string k1 = unique("cap-key-1");
+  HttpResponse first = keyed_address(u, k1, "Keyed 1");
+  ASSERT_EQ(first.status, 201) << first.body;
+  EXPECT_EQ(keys_of(u), "1");
+
+  const std::string k2 = unique("cap-key-2");
+  expect_body(keyed_address(u, k2, "Keyed 2"), 422, over_body);
+  // Nothing written: neither the address nor the key nor its count.
+  EXPECT_EQ(addresses_of(u), "1");
+  EXPECT_EQ(keys_of(u), "1");
+  EXPECT_EQ(count("SELECT sum(n) FROM idempotency_key_counts WHERE tenant_id = 0 AND user_id = " +
+                  to_string(u.id)),
+            to_string(max));
+  // Without a key the same create is not capped by keys.
+  HttpResponse unkeyed =
+      http("POST", kAddresses, {.token = u.token, .body = address_body("Plain")});
+  EXPECT_EQ(unkeyed.status, 201) << unkeyed.body;
+
+  // A stored key still replays at the cap.
+  HttpResponse replay = keyed_address(u, k1, "Keyed 1");
+  EXPECT_EQ(replay.status, 201) << replay.body;
+  EXPECT_EQ(replay.body, first.body);
+  EXPECT_EQ(replay.headers["idempotent-replayed"], "true");
+  EXPECT_EQ(addresses_of(u), "2");
+
+  // Keys older than 24 hours no longer count.
+  sql("UPDATE idempotency_key_counts SET hour = hour - 25 WHERE tenant_id = 0 AND user_id = " +
+      to_string(u.id) + " AND hour > 0");
+  HttpResponse later = keyed_address(u, k2, "Keyed 2");
+  EXPECT_EQ(later.status, 201) << later.body;
+  EXPECT_EQ(keys_of(u), "2");
+}
+
+// New keys at once for the last slot: the user's lock row is taken before
+// the sum, so exactly one gets it; the others' writes are rolled back.
+TEST(Caps, ConcurrentNewKeysTakeTheLastSlotOnce) {
+  const int64_t max = cap("IDEMPOTENCY_KEYS_MAX_PER_USER", 10000);
+  TestUser u = fresh_user(admin_token());
+  prefill_keys(u, max - 1);
+
+  const std::string prefix = unique("race-key");
+  auto results = http_concurrent(8, 8, [&](int i) {
+    return keyed_address(u, prefix + "-" + to_string(i), "Race " + to_string(i));
+  });
+  int created = 0;
+  for (const HttpResponse& r : results) {
+    if (r.status == 201) {
+      ++created;
+    } else {
+      expect_body(r, 422,
+                  limit_body(max, "idempotency keys per user and tenant in 24 hours",
+                             "IDEMPOTENCY_KEYS_MAX_PER_USER"));
+    }
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(addresses_of(u), "1");
+  EXPECT_EQ(keys_of(u), "1");
+}
+
+// --- configuration -----------------------------------------------------------------------
+
+// Each cap is read at start-up like every setting: a value out of range
+// stops the handler with one line naming it (exit 2).
+TEST(CapsConfig, ACapOutOfRangeStopsTheHandlerWithOneLine) {
+  const std::string handler = "commerce-admin-tenants";
+  auto start = [&](const std::string& setting, const std::string& value) {
+    std::string script = stack_shell_prelude({{setting, value}}) + "exec timeout -s KILL 10 " +
+                         handler + " </dev/null 2>&1 >/dev/null";
+    FILE* p = popen(("/bin/bash -c " + shell_quote(script)).c_str(), "r");
+    if (p == nullptr) return std::pair<int, std::string>{-1, ""};
+    std::string out;
+    char buf[512];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    int raw = pclose(p);
+    return std::pair<int, std::string>{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+  };
+  const std::vector<std::pair<std::string, std::string>> settings = {
+      {"TENANTS_MAX_PER_USER", "1 to 100000"},
+      {"INVITATIONS_MAX_PENDING_PER_TENANT", "1 to 100000"},
+      {"ADDRESSES_MAX_PER_USER", "1 to 100000"},
+      {"IDEMPOTENCY_KEYS_MAX_PER_USER", "1 to 10000000"},
+  };
+  for (const auto& [setting, range] : settings) {
+    for (const char* bad : {"0", "-1", "abc", "20000000"}) {
+      auto [status, err] = start(setting, bad);
+      EXPECT_EQ(status, 2) << setting << "=" << bad;
+      EXPECT_EQ(err, handler + ": " + setting + " must be an integer from " + range + ", got '" +
+                         bad + "'\n");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ca::test

@@ -41,6 +41,11 @@ struct Config {
   int login_failure_window_seconds = 900;
   // Live sessions a user may hold; a login revokes the oldest beyond it.
   int max_sessions_per_user = 10;
+  // Per tenant and handler process (common/tenant_budget.h): milliseconds of
+  // request time and bytes of answers a tenant may use per second, beyond a
+  // burst; over it, 429 with Retry-After. 0 turns either off.
+  int64_t tenant_busy_ms_per_second = 1000;
+  int64_t tenant_answer_bytes_per_second = 8 * 1024 * 1024;
   std::string push_gateway_url;
   std::string push_gateway_token;
   // The worker purges finished webhook deliveries and their events after

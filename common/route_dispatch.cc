@@ -7,6 +7,7 @@
 #include "error.h"
 #include "idempotency.h"
 #include "log.h"
+#include "tenant_budget.h"
 
 namespace ca {
 namespace {
@@ -17,6 +18,18 @@ Result<Response> call_handler(Handler handler, Ctx& ctx) {
   } catch (const std::exception& e) {
     return Error::internal(std::string("unhandled exception: ") + e.what());
   }
+}
+
+// The tenant a request names, before anything is verified: its X-Tenant-ID,
+// or the {tenantId} of its path; 0 for none. Only used to refuse a request
+// early while that tenant's budget is spent (common/tenant_budget.h).
+int64_t named_tenant(const Request& req, const RouteMatch& m) {
+  if (req.has_tenant_header) return parse_id(req.tenant_header);
+  std::string_view pattern = m.pattern != nullptr ? m.pattern : "";
+  if (!req.params.empty() && pattern.find("{tenantId}") != std::string_view::npos) {
+    return req.params[0];
+  }
+  return 0;
 }
 
 }  // namespace
@@ -35,6 +48,11 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
   req.params = std::move(m.params);
   log_request_context().route = m.pattern;
+  if (int64_t tenant = named_tenant(req, m)) {
+    if (int64_t wait = tenant_budget().wait_seconds(tenant, TenantBudget::Clock::now())) {
+      return respond(Error::too_many_requests("Too many requests", wait), m.error_style);
+    }
+  }
   Ctx ctx{req, db, config};
   if (m.idempotent && req.idempotency_key) {
     IdempotentRequest keyed(req, db, config.idempotency_keys_max_per_user);

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "route_dispatch.h"
+#include "tenant_budget.h"
 
 namespace ca {
 namespace {
@@ -58,6 +59,7 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
   Request req = request_from_fcgi(r);
   log_request_begin(req.request_id);
   Response resp;
+  auto dispatched = std::chrono::steady_clock::now();
   // Every cJSON value of the request (parsed body, response tree) lives and
   // dies inside this scope; the response leaves it as text.
   JsonArenaScope json_memory;
@@ -70,7 +72,14 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
     resp = respond(Error::payload_too_large("Request body too large"), ErrorStyle::kPlain);
   }
   write_response(r, resp);
-  auto took = std::chrono::steady_clock::now() - started;
+  auto finished = std::chrono::steady_clock::now();
+  auto took = finished - started;
+  // The tenant the request was verified for pays for it: the time from
+  // taking it up to the answer written (not the wait for a thread), and
+  // the answer's bytes.
+  if (int64_t tenant = log_request_context().tenant_id) {
+    tenant_budget().charge(tenant, finished - dispatched, resp.body.size(), finished);
+  }
   metrics_record(req.method.c_str(), log_request_context().route, resp.status, took);
   log_request_line(req, resp.status, took);
   log_request_end();

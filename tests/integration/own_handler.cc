@@ -5,6 +5,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <utility>
@@ -66,7 +67,7 @@ int OwnHandler::connect_socket() const {
   return -1;
 }
 
-OwnAnswer OwnHandler::call(const OwnCall& request) const {
+OwnFullAnswer OwnHandler::call_full(const OwnCall& request) const {
   std::vector<std::pair<std::string, std::string>> params = {
       {"REQUEST_METHOD", request.method},
       {"DOCUMENT_URI", request.uri},
@@ -77,7 +78,17 @@ OwnAnswer OwnHandler::call(const OwnCall& request) const {
   if (!request.token.empty()) params.emplace_back("HTTP_AUTHORIZATION", "Bearer " + request.token);
   if (!request.body.empty()) params.emplace_back("CONTENT_TYPE", "application/json");
   if (!request.request_id.empty()) params.emplace_back("REQUEST_ID", request.request_id);
-  for (const auto& [name, value] : request.params) params.emplace_back(name, value);
+  // A parameter of the call's own replaces a default of the same name
+  // (QUERY_STRING, REMOTE_ADDR): libfcgi would read only the first.
+  for (const auto& [name, value] : request.params) {
+    auto same = std::find_if(params.begin(), params.end(),
+                             [&name = name](const auto& p) { return p.first == name; });
+    if (same != params.end()) {
+      same->second = value;
+    } else {
+      params.emplace_back(name, value);
+    }
+  }
   std::string encoded;
   for (const auto& [name, value] : params) {
     encoded += fcgi_length(name.size()) + fcgi_length(value.size()) + name + value;
@@ -105,7 +116,9 @@ OwnAnswer OwnHandler::call(const OwnCall& request) const {
   close(fd);
   size_t split = out.find("\r\n\r\n");
   if (split == std::string::npos) return {};
-  return {out.substr(0, out.find("\r\n")), out.substr(split + 4)};
+  size_t status_end = out.find("\r\n");
+  return {{out.substr(0, status_end), out.substr(split + 4)},
+          status_end < split ? out.substr(status_end + 2, split - status_end - 2) : ""};
 }
 
 }  // namespace ca::test

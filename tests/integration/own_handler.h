@@ -33,6 +33,11 @@ struct OwnAnswer {
   std::string body{};
 };
 
+struct OwnFullAnswer {
+  OwnAnswer answer;
+  std::string headers{};  // the header lines after Status, "\r\n"-separated
+};
+
 class OwnHandler {
  public:
   // `executable` is a handler of build/ (e.g. "commerce-admin-webhooks");
@@ -44,7 +49,8 @@ class OwnHandler {
   OwnHandler& operator=(const OwnHandler&) = delete;
 
   const std::string& log() const { return log_; }
-  OwnAnswer call(const OwnCall& request) const;
+  OwnAnswer call(const OwnCall& request) const { return call_full(request).answer; }
+  OwnFullAnswer call_full(const OwnCall& request) const;
 
  private:
   int connect_socket() const;

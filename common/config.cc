@@ -10,12 +10,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "log.h"
 
 namespace ca {
 namespace {
+
+constexpr const char* kDefaultMetricsAllow = "127.0.0.1 ::1";
 
 [[noreturn]] void die(const char* program, const std::string& message) {
   std::fprintf(stderr, "%s: %s\n", program, message.c_str());
@@ -178,6 +182,18 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
                                              c.tenant_answer_bytes_per_second, 0, 1LL << 30);
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");
+  if (needs == ConfigNeeds::kDatabaseAndSecret) {
+    // As scripts/render-nginx reads it: unset or empty is the default.
+    std::string allow = str_env("METRICS_ALLOW");
+    if (allow.empty()) allow = kDefaultMetricsAllow;
+    std::string why;
+    std::optional<IpAllowlist> parsed = IpAllowlist::parse(allow, &why);
+    if (!parsed) {
+      die(program,
+          "METRICS_ALLOW must list IP addresses or CIDR ranges separated by spaces: " + why);
+    }
+    c.metrics_allow = std::move(*parsed);
+  }
   return c;
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ip_allowlist.h"
+
 namespace ca {
 
 struct Config {
@@ -48,6 +50,10 @@ struct Config {
   int64_t tenant_answer_bytes_per_second = 8 * 1024 * 1024;
   std::string push_gateway_url;
   std::string push_gateway_token;
+  // Handlers: who may GET /metrics (METRICS_ALLOW, the list nginx renders
+  // too; default 127.0.0.1 ::1). Everyone else gets 403 from the handler
+  // as from nginx, whichever way the request came.
+  IpAllowlist metrics_allow;
   // The worker purges finished webhook deliveries and their events after
   // this many days; 0 keeps them for ever.
   int retention_days = 30;

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "request_id.h"
+
 namespace ca {
 namespace {
 
@@ -32,9 +34,10 @@ Request request_from_fcgi(FCGX_Request& r) {
   req.idempotency_key = fcgi_param(r.envp, "HTTP_IDEMPOTENCY_KEY");
   req.remote_addr = param(r, "REMOTE_ADDR");
   // Chosen by nginx: the client's own X-Request-Id when sane, else its
-  // $request_id (nginx/commerce-admin.conf.in); every log line of the
-  // request and its 500 body carry it.
-  req.request_id = param(r, "REQUEST_ID");
+  // $request_id (nginx/commerce-admin.conf.in); checked again by nginx's
+  // rule for a caller that bypasses nginx (a fresh id instead). Every log
+  // line of the request and its 500 body carry it.
+  req.request_id = clean_request_id(param(r, "REQUEST_ID"));
   req.connection_fd = r.ipcFd;
   return req;
 }

@@ -29,7 +29,7 @@ struct Request {
   bool has_tenant_header = false;
   std::optional<std::string> idempotency_key;  // Idempotency-Key header, as sent
   std::string remote_addr;
-  std::string request_id;       // X-Request-Id as nginx chose it (REQUEST_ID); may be empty
+  std::string request_id;       // REQUEST_ID when clean, else fresh (request_id.h)
   std::vector<int64_t> params;  // integer path parameters, in order
   int connection_fd = -1;       // the FastCGI connection it came on (for client_gone)
 

@@ -17,6 +17,7 @@
 #include <map>
 #include <tuple>
 
+#include "config.h"
 #include "log.h"
 #include "router.h"
 
@@ -301,6 +302,11 @@ std::string metrics_render_files(const std::string& dir) {
 }
 
 Result<Response> metrics_handler(Ctx& ctx) {
+  // nginx allows the same list; this holds for a local process that speaks
+  // FastCGI to the socket directly (REMOTE_ADDR is whatever it sends).
+  if (!ctx.config.metrics_allow.allows(ctx.req.remote_addr)) {
+    return Response::error(403, "Forbidden");
+  }
   // Installation-wide backlog, one statement (every sub-select is an index
   // probe or a count over the pending rows only).
   static const Statement kGauges{

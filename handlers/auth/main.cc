@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
                             {"GET", "/healthz", ca::health_handler},
                             {"HEAD", "/healthz", ca::health_handler},
                             {"GET", "/api/v2/admin/ping", ca::ping_handler},
-                            // nginx serves it only to the addresses it allows (METRICS_ALLOW).
+                            // Only to the addresses in METRICS_ALLOW: nginx refuses the
+                            // others, and so does the handler (403) for whoever bypasses nginx.
                             {"GET", "/metrics", ca::metrics_handler},
                         });
 }

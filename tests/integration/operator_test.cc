@@ -132,6 +132,21 @@ TEST(HandlerStartup, ADatabaseItCannotReachIsOneLineAndExit1) {
   }
 }
 
+// METRICS_ALLOW is read by the handlers too (/metrics, common/ip_allowlist.h).
+TEST(HandlerStartup, AMetricsAllowThatIsNotAListOfAddressesIsOneLine) {
+  for (const auto& [value, why] : std::vector<std::pair<std::string, std::string>>{
+           {"127.0.0.1 localhost", "'localhost' is not an IP address or CIDR range"},
+           {"10.0.0.0/33", "'10.0.0.0/33' has a prefix length that is not 0 to 32"},
+           {"127.0.0.1,::1", "'127.0.0.1,::1' is not an IP address or CIDR range"}}) {
+    Outcome r = run(kHandler, {{"METRICS_ALLOW", value}});
+    EXPECT_EQ(r.status, 2) << value;
+    EXPECT_EQ(r.err, std::string(kHandler) +
+                         ": METRICS_ALLOW must list IP addresses or CIDR ranges separated by "
+                         "spaces: " +
+                         why + "\n");
+  }
+}
+
 TEST(HandlerStartup, WithItsConfigurationRightItGetsAsFarAsItsSocket) {
   // The stack's own settings pass every check above; without a socket on fd 0
   // it stops there (one line, exit 2).

@@ -72,7 +72,7 @@ OwnFullAnswer OwnHandler::call_full(const OwnCall& request) const {
       {"REQUEST_METHOD", request.method},
       {"DOCUMENT_URI", request.uri},
       {"QUERY_STRING", ""},
-      {"REMOTE_ADDR", "127.0.0.1"},
+      {"REMOTE_ADDR", request.remote_addr},
       {"CONTENT_LENGTH", std::to_string(request.body.size())}};
   // No token: no Authorization header, as a caller without one sends.
   if (!request.token.empty()) params.emplace_back("HTTP_AUTHORIZATION", "Bearer " + request.token);

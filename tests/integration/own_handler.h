@@ -23,7 +23,8 @@ struct OwnCall {
   std::string uri{};
   std::string token{};  // no Authorization header when empty
   std::string body{};
-  std::string request_id{};  // REQUEST_ID param, as nginx sets it; none when empty
+  std::string request_id{};               // REQUEST_ID param, as nginx sets it; none when empty
+  std::string remote_addr = "127.0.0.1";  // REMOTE_ADDR, nginx's $remote_addr
   // More FastCGI parameters (HTTP_X_TENANT_ID, HTTP_IDEMPOTENCY_KEY, ...).
   std::map<std::string, std::string> params{};
 };

@@ -198,12 +198,28 @@ Result<Principal> allowed(Ctx& ctx, Principal who) {
   return who;
 }
 
-Result<Principal> check_role(Ctx& ctx, Lookup& l, Role min_role) {
+// 403 unless the caller is a member with `min_role`; no key's last word.
+Result<Principal> member_with_role(Lookup& l, Role min_role) {
   if (!l.member) return Error::forbidden("You are not a member of this tenant");
   if (min_role == Role::kAdmin && l.who.role != Role::kAdmin) {
     return Error::forbidden("This action requires the ADMIN role");
   }
-  return allowed(ctx, std::move(l.who));
+  return std::move(l.who);
+}
+
+Result<Principal> check_role(Ctx& ctx, Lookup& l, Role min_role) {
+  CA_TRY(who, member_with_role(l, min_role));
+  return allowed(ctx, std::move(who));
+}
+
+// With the tenant in the path, no such tenant is a 404, not a 403: one
+// more round trip, on the refusal path only.
+Result<bool> path_tenant_exists_unless_member(Ctx& ctx, const Lookup& l, int64_t tenant_id) {
+  if (l.member) return true;
+  DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
+  if (!exists.ok()) return Error::database(exists.error());
+  if (!exists->boolean(0, "found")) return Error::not_found("Tenant not found");
+  return true;
 }
 
 }  // namespace
@@ -263,14 +279,16 @@ Error refuse_after_tenant_auth(Ctx& ctx, Error refusal) {
 
 Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id, Role min_role) {
   CA_TRY(l, lookup(ctx, tenant_id, /*claim=*/true));
-  if (!l.member) {
-    // With the tenant in the path, no such tenant is a 404, not a 403: one
-    // more round trip, on the refusal path only.
-    DbResult exists = ctx.db.exec(kTenantExists, {tenant_id});
-    if (!exists.ok()) return Error::database(exists.error());
-    if (!exists->boolean(0, "found")) return Error::not_found("Tenant not found");
-  }
+  CA_TRY(exists, path_tenant_exists_unless_member(ctx, l, tenant_id));
+  (void)exists;
   return check_role(ctx, l, min_role);
+}
+
+Result<Principal> authenticate_path_tenant_unclaimed(Ctx& ctx, int64_t tenant_id, Role min_role) {
+  CA_TRY(l, lookup(ctx, tenant_id));
+  CA_TRY(exists, path_tenant_exists_unless_member(ctx, l, tenant_id));
+  (void)exists;
+  return member_with_role(l, min_role);
 }
 
 Result<std::string> issue_token(Ctx& ctx, int64_t user_id, std::optional<Db::Query> also) {

@@ -61,6 +61,14 @@ Error refuse_after_tenant_auth(Ctx& ctx, Error refusal);
 Result<Principal> authenticate_path_tenant(Ctx& ctx, int64_t tenant_id,
                                            Role min_role = Role::kMember);
 
+// authenticate_path_tenant() without the claim of an Idempotency-Key: the
+// caller's 401, 404 or 403 and nothing else, with no transaction opened
+// (a keyed request's opens with its write, which claims the key). For a
+// write that must know its caller is allowed before slow work it does
+// outside any transaction (webhooks_create resolves a host name).
+Result<Principal> authenticate_path_tenant_unclaimed(Ctx& ctx, int64_t tenant_id,
+                                                     Role min_role = Role::kMember);
+
 // Creates a session for `user_id` and returns its signed token; 401
 // "Invalid credentials" when the user is no longer active. The user's
 // oldest live sessions beyond MAX_SESSIONS_PER_USER (the new one included)

@@ -160,6 +160,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       static_cast<int>(int_env(program, "WEBHOOK_RETRY_BASE_SECONDS", 30, 1, 86400));
   c.webhook_timeout_seconds =
       static_cast<int>(int_env(program, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 300));
+  c.webhooks_max_per_tenant =
+      static_cast<int>(int_env(program, "WEBHOOKS_MAX_PER_TENANT", 20, 1, 1000));
   c.tenants_max_per_user =
       static_cast<int>(int_env(program, "TENANTS_MAX_PER_USER", 20, 1, 100000));
   c.invitations_max_pending_per_tenant =

@@ -24,6 +24,9 @@ struct Config {
   int webhook_max_attempts = 10;
   int webhook_retry_base_seconds = 30;
   int webhook_timeout_seconds = 10;
+  // Live webhook subscriptions one tenant may have (WEBHOOKS_MAX_PER_TENANT):
+  // each event is sent once per subscription (docs/security.md).
+  int webhooks_max_per_tenant = 20;
   // Collections a user or tenant grows (docs/security.md, "Resource limits";
   // docs/decisions/0030-caps-on-what-users-and-tenants-grow.md): tenants a user
   // created (TENANTS_MAX_PER_USER), live pending invitations of a tenant

@@ -7,14 +7,8 @@
 #include <cstring>
 #include <memory>
 
-#include "call_within.h"
-
 namespace ca {
 namespace {
-
-struct AddrInfoDeleter {
-  void operator()(addrinfo* p) const { freeaddrinfo(p); }
-};
 
 bool all_zero(const uint8_t* p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
@@ -205,36 +199,36 @@ std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why) {
   return url;
 }
 
-std::optional<std::string> check_url_target(const HttpUrl& url, std::string* detail) {
+TargetCheck check_url_target(const HttpUrl& url, ResolverPool& pool) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   if (url.ipv6_literal) hints.ai_flags = AI_NUMERICHOST;
-  // getaddrinfo() has no timeout of its own; with a resolver that does not
-  // answer it takes the whole retry schedule of resolv.conf (tens of
-  // seconds), and the serving thread would wait for all of it.
-  using AddrList = std::unique_ptr<addrinfo, AddrInfoDeleter>;
-  std::optional<AddrList> resolved = call_within<AddrList>(kResolveLimit, [host = url.host, hints] {
-    addrinfo* raw = nullptr;
-    if (getaddrinfo(host.c_str(), nullptr, &hints, &raw) != 0) raw = nullptr;
-    return AddrList(raw);
-  });
-  if (!resolved || !*resolved) return std::string("has a host that could not be resolved");
-  AddrList list = std::move(*resolved);
+  TargetCheck out;
+  ResolverPool::Outcome found = pool.resolve(url.host, hints, kResolveLimit);
+  if (found.status == ResolverPool::Status::kBusy) {
+    out.verdict = TargetCheck::Verdict::kBusy;
+    return out;
+  }
+  if (found.status == ResolverPool::Status::kTimedOut || !found.addresses) {
+    out.verdict = TargetCheck::Verdict::kRefused;
+    out.why = "has a host that could not be resolved";
+    return out;
+  }
   // Every address counts: a client could connect to any of them.
-  for (const addrinfo* ai = list.get(); ai != nullptr; ai = ai->ai_next) {
+  for (const addrinfo* ai = found.addresses.get(); ai != nullptr; ai = ai->ai_next) {
     AddressClass c = classify_address(ai->ai_addr);
     if (c != AddressClass::kPublic) {
-      if (detail != nullptr) {
-        std::string cls = address_class_name(c);
-        const char* article = (cls[0] == 'u') ? "an" : "a";
-        *detail = url.host + " resolves to " + address_text(ai->ai_addr) + ", " + article + " " +
-                  cls + " address";
-      }
-      return std::string(kNotPublicTarget) + "; webhook targets must be public";
+      std::string cls = address_class_name(c);
+      const char* article = (cls[0] == 'u') ? "an" : "a";
+      out.verdict = TargetCheck::Verdict::kRefused;
+      out.why = std::string(kNotPublicTarget) + "; webhook targets must be public";
+      out.detail = url.host + " resolves to " + address_text(ai->ai_addr) + ", " + article + " " +
+                   cls + " address";
+      return out;
     }
   }
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace ca

@@ -11,8 +11,8 @@
 // can change in between.
 //
 // Everything here is pure except check_url_target(), which calls
-// getaddrinfo() (on a thread of its own, waited for at most kResolveLimit).
-// All functions are thread-safe.
+// getaddrinfo() (on a thread of a ResolverPool, waited for at most
+// kResolveLimit). All functions are thread-safe.
 #pragma once
 
 #include <sys/socket.h>
@@ -22,6 +22,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "resolver_pool.h"
 
 namespace ca {
 
@@ -83,13 +85,28 @@ std::optional<HttpUrl> parse_http_url(std::string_view text, std::string* why);
 // How long check_url_target() waits for the host name's addresses.
 inline constexpr std::chrono::milliseconds kResolveLimit{5000};
 
-// Resolves `url.host` and refuses it unless every address it resolves to is
-// public. Returns nullopt when the target is acceptable, otherwise why not,
-// as a sentence fragment for the client that names no address
-// (kNotPublicTarget + "; webhook targets must be public"); `detail`, when
-// given, then gets the operator's version ("127.0.0.1 is a loopback
-// address"), for the log only. A host whose addresses have not come within
-// kResolveLimit "could not be resolved", as one the resolver does not know.
-std::optional<std::string> check_url_target(const HttpUrl& url, std::string* detail = nullptr);
+// What check_url_target() found.
+struct TargetCheck {
+  enum class Verdict {
+    kAllowed,  // every address the host resolves to is public
+    kRefused,  // `why` says why, for the client
+    kBusy,     // every resolver thread was busy: nothing was looked up; try later
+  };
+  Verdict verdict = Verdict::kAllowed;
+  std::string why;     // kRefused: a sentence fragment that names no address
+  std::string detail;  // kRefused, when an address was refused: for the log only
+};
+
+// Seconds a client is told to wait (Retry-After) when check_url_target()
+// was kBusy: the lookups in the way end within about that long.
+inline constexpr int64_t kResolveBusyRetryAfterSeconds = 5;
+
+// Resolves `url.host` on `pool` and refuses it unless every address it
+// resolves to is public: why as a sentence fragment for the client that
+// names no address (kNotPublicTarget + "; webhook targets must be public"),
+// with the operator's version in `detail` ("127.0.0.1 is a loopback
+// address"). A host whose addresses have not come within kResolveLimit
+// "could not be resolved", as one the resolver does not know.
+TargetCheck check_url_target(const HttpUrl& url, ResolverPool& pool = process_resolver_pool());
 
 }  // namespace ca

@@ -22,9 +22,22 @@ namespace {
 #define CA_WEBHOOK_JSON \
   "ca_webhook_json(id, url, events, description, is_active, created_at) AS json"
 
-const Statement kCreate{"webhooks_create",
-                        "INSERT INTO webhooks (tenant_id, url, events, secret, description) "
-                        "VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING " CA_WEBHOOK_JSON};
+// Creates take turns per tenant: the tenant's row, locked first in the
+// create's transaction, makes a second create wait for the first to commit,
+// so its count (a statement of its own, hence a snapshot taken after the
+// lock) sees the first one's row. NO KEY UPDATE: foreign keys' KEY SHARE
+// locks on the tenant (every insert of the tenant's rows) do not wait.
+const Statement kLockTenant{"webhooks_lock_tenant",
+                            "SELECT 1 FROM tenants WHERE id = $1 FOR NO KEY UPDATE"};
+
+// $6: WEBHOOKS_MAX_PER_TENANT. No row when the tenant has that many live
+// subscriptions already: nothing is written.
+const Statement kCreate{
+    "webhooks_create",
+    "INSERT INTO webhooks (tenant_id, url, events, secret, description) "
+    "SELECT $1, $2, $3::jsonb, $4, $5 "
+    "WHERE (SELECT count(*) FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL) < $6 "
+    "RETURNING " CA_WEBHOOK_JSON};
 
 // The page and the total in one round trip; deleted subscriptions are gone.
 const Statement kList{"webhooks_list",
@@ -90,49 +103,70 @@ Json read_events(BodyReader& in, FieldErrors& errs) {
 // `url`: an absolute http(s) URL on an allowed port; unless private
 // targets are allowed, its host must resolve to public addresses only
 // (both checked again per delivery). The refusal names no address: what a
-// host name resolves to is for the operator's log, not the tenant.
-void check_url(const Ctx& ctx, const Field<std::string>& url, FieldErrors& errs) {
-  if (!url.has_value()) return;
+// host name resolves to is for the operator's log, not the tenant. The
+// host is resolved on the process's resolver pool, outside any
+// transaction; with every resolver thread busy, 503.
+Result<bool> check_url(const Ctx& ctx, const Field<std::string>& url, FieldErrors& errs) {
+  if (!url.has_value()) return true;
   std::string why;
   std::optional<HttpUrl> parsed = parse_http_url(url.value, &why);
   if (parsed && !webhook_port_allowed(parsed->port, ctx.config.webhook_allow_any_port)) {
     why = std::string("must use ") + kWebhookPortRule;
   } else if (parsed && !ctx.config.webhook_allow_private_targets) {
-    std::string detail;
-    if (auto refused = check_url_target(*parsed, &detail)) {
-      why = *refused;
-      if (!detail.empty()) {
-        log_info("webhook subscription refused (tenant %lld): %s",
-                 static_cast<long long>(ctx.req.params[0]), detail.c_str());
-      }
+    TargetCheck target = check_url_target(*parsed);
+    if (target.verdict == TargetCheck::Verdict::kBusy) {
+      return Error::unavailable("Too many webhook URLs are being checked; try again shortly",
+                                kResolveBusyRetryAfterSeconds);
+    }
+    why = target.why;
+    if (!target.detail.empty()) {
+      log_info("webhook subscription refused (tenant %lld): %s",
+               static_cast<long long>(ctx.req.params[0]), target.detail.c_str());
     }
   }
   if (!why.empty()) errs.add("url", "The url field " + why + ".");
+  return true;
 }
 
 }  // namespace
 
 Result<Response> webhooks_create(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
-  // Round trip 1: the session check, so that only an ADMIN of the tenant
-  // gets the URL's host resolved (check_url). 2: the insert, COMMIT.
-  CA_TRY(w, WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin)));
-  CA_TRY(body, parse_json_object(ctx.req));
+  const Access access = Access::path_tenant(tenant_id, Role::kAdmin);
+  // Round trip 1, no transaction: the session check, so that only an ADMIN
+  // of the tenant gets the URL's host resolved (check_url), which may take
+  // seconds and so happens outside any transaction. A keyed request claims
+  // its key with the write (or with the refusal below, so that a stored
+  // answer is replayed before a 422).
+  CA_TRY(caller, authenticate_path_tenant_unclaimed(ctx, tenant_id, Role::kAdmin));
+  (void)caller;
+  Result<Json> body = parse_json_object(ctx.req);
+  if (!body.ok()) return refuse_before_write(ctx, access, body);
   FieldErrors errs;
-  BodyReader in(body.get(), errs);
+  BodyReader in(body->get(), errs);
   auto url = in.str("url", {.required = true, .max = kMaxWebhookUrlLength});
-  check_url(ctx, url, errs);
   Json events = read_events(in, errs);
   auto description =
       in.str("description", {.nullable = true, .trim = true, .max = kMaxDescription});
-  if (!errs.empty()) return Error::invalid(errs);
+  CA_TRY(checked, check_url(ctx, url, errs));
+  (void)checked;
+  if (!errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
   std::optional<std::string> desc;
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::string secret = webhook_secret_generate();
-  CA_TRY(done,
-         w.commit({{&kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc}}}));
-  Rows& r = done[0].rows();
+  const int64_t max = ctx.config.webhooks_max_per_tenant;
+  // Round trip 2: the session check again, the tenant locked, the insert
+  // under the cap, in one transaction.
+  CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
+           return Queries{
+               {&kLockTenant, {tenant_id}},
+               {&kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc, max}}};
+         }));
+  Rows& r = w.results[1].rows();
+  if (r.empty()) {
+    return Error::limit_reached("webhook subscriptions per tenant", max, "WEBHOOKS_MAX_PER_TENANT");
+  }
   // The secret is shown here only; lists never include it. It is base64
   // after a prefix: nothing in it needs escaping.
   const std::string quoted = "\"" + secret + "\"";

@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <regex>
 #include <set>
@@ -483,6 +484,25 @@ TEST_F(WebhooksTest, CreateRefusesNonPublicTargetsWithoutNamingTheAddress) {
               R"(must be public."]})")
         << url << ": " << body;
   }
+  // Nobody but an ADMIN of the tenant gets a host name resolved: the
+  // caller is refused before the URL is looked at.
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  const std::string unknown_host = unique("never-resolved") + ".invalid";
+  const std::string probe = R"({"url":"http://)" + unknown_host + R"(/","events":["*"]})";
+  EXPECT_EQ(strict.call({.method = "POST", .uri = webhooks_path(tenant), .body = probe}).status,
+            "Status: 401 Unauthorized");
+  EXPECT_EQ(strict
+                .call({.method = "POST",
+                       .uri = webhooks_path(tenant),
+                       .token = member.token,
+                       .body = probe})
+                .status,
+            "Status: 403 Forbidden");
+  auto [unknown_status, unknown_body] =
+      strict.call({.method = "POST", .uri = webhooks_path(tenant), .token = admin, .body = probe});
+  EXPECT_EQ(unknown_status, "Status: 422 Unprocessable Content");
+  EXPECT_EQ(json_dump(json_get(json_parse(unknown_body).get(), "errors")),
+            R"({"url":["The url field has a host that could not be resolved."]})");
   // Ports are checked before the address.
   auto [status, body] = strict.call({.method = "POST",
                                      .uri = webhooks_path(tenant),
@@ -493,6 +513,105 @@ TEST_F(WebhooksTest, CreateRefusesNonPublicTargetsWithoutNamingTheAddress) {
             R"({"url":["The url field must use port 80, 443 or 1024 to 65535."]})");
   HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
   EXPECT_EQ(list.integer("total"), 0) << list.body;
+}
+
+// --- the cap on subscriptions per tenant (WEBHOOKS_MAX_PER_TENANT) ----------------
+
+int64_t webhooks_max() { return std::stoll(stack_env("WEBHOOKS_MAX_PER_TENANT").value_or("20")); }
+
+std::string limit_body() {
+  return R"({"message":"The given data was invalid.","errors":{"limit":["The limit of )" +
+         std::to_string(webhooks_max()) +
+         R"( webhook subscriptions per tenant is reached (WEBHOOKS_MAX_PER_TENANT)."]}})";
+}
+
+HttpResponse post_hook(const std::string& token, int64_t tenant, const std::string& url) {
+  return http("POST", webhooks_path(tenant),
+              {.token = token, .body = R"({"url":")" + url + R"(","events":["*"]})"});
+}
+
+std::string live_hooks(int64_t tenant) {
+  return sql("SELECT count(*) FROM webhooks WHERE tenant_id = " + to_string(tenant) +
+             " AND deleted_at IS NULL")[0];
+}
+
+TEST_F(WebhooksTest, ATenantsSubscriptionsStopAtTheCapAndADeletedOneFreesItsSlot) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  const int64_t max = webhooks_max();
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < max; ++i) {
+    ids.push_back(create_hook(admin, tenant, "http://example.com/h" + std::to_string(i)).id);
+  }
+  HttpResponse over = post_hook(admin, tenant, "http://example.com/over");
+  expect_body(over, 422, limit_body());
+  EXPECT_EQ(live_hooks(tenant), std::to_string(max));
+  EXPECT_EQ(sql("SELECT count(*) FROM webhooks WHERE tenant_id = " + to_string(tenant) +
+                " AND url = 'http://example.com/over'")[0],
+            "0");
+  // The cap is the tenant's: another tenant of the same admin is not at it.
+  int64_t other = create_tenant(admin);
+  EXPECT_EQ(post_hook(admin, other, "http://example.com/other").status, 201);
+
+  // A deleted subscription no longer counts: one more fits, and no second.
+  ASSERT_EQ(
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(ids[0]), {.token = admin}).status,
+      200);
+  HttpResponse again = post_hook(admin, tenant, "http://example.com/again");
+  EXPECT_EQ(again.status, 201) << again.body;
+  expect_body(post_hook(admin, tenant, "http://example.com/over"), 422, limit_body());
+  EXPECT_EQ(live_hooks(tenant), std::to_string(max));
+}
+
+// Two creates at once cannot both take the last slot: a create waits for
+// the tenant's other create (its lock on the tenant row) and then counts
+// that one's row. The test's transaction plays the other create: it holds
+// the lock and writes the last subscription, which the waiting create
+// cannot see until it commits.
+TEST_F(WebhooksTest, ACreateWaitsForTheTenantsOtherCreateAndCountsItsRow) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  const int64_t max = webhooks_max();
+  for (int64_t i = 0; i + 1 < max; ++i) {
+    create_hook(admin, tenant, "http://example.com/h" + std::to_string(i));
+  }
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  const std::string t = to_string(tenant);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM tenants WHERE id = " + t + " FOR NO KEY UPDATE"));
+  ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO webhooks (tenant_id, url, events, secret) VALUES (" +
+                                      t + ", 'http://example.com/last', '[\"*\"]', 'whsec_test')"));
+  std::future<HttpResponse> create = std::async(
+      std::launch::async, [&] { return post_hook(admin, tenant, "http://example.com/racing"); });
+  bool waiting = wait_for_lock_wait("SELECT 1 FROM tenants WHERE id = $1 FOR NO KEY UPDATE%");
+  // EXPECT, not ASSERT: the create must be waited for before `conn` goes.
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the create did not wait for the tenant's other create";
+  expect_body(create.get(), 422, limit_body());
+  EXPECT_EQ(live_hooks(tenant), std::to_string(max));
+}
+
+TEST_F(WebhooksTest, ConcurrentCreatesNeverPassTheCap) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  const int64_t max = webhooks_max();
+  for (int64_t i = 0; i + 2 < max; ++i) {
+    create_hook(admin, tenant, "http://example.com/h" + std::to_string(i));
+  }
+  std::vector<HttpResponse> answers = http_concurrent(8, 8, [&](int i) {
+    return post_hook(admin, tenant, "http://example.com/c" + std::to_string(i));
+  });
+  int created = 0;
+  for (const HttpResponse& r : answers) {
+    if (r.status == 201) {
+      ++created;
+    } else {
+      expect_body(r, 422, limit_body());
+    }
+  }
+  EXPECT_EQ(created, 2);
+  EXPECT_EQ(live_hooks(tenant), std::to_string(max));
 }
 
 TEST_F(WebhooksTest, EveryOperationNeedsAnAdminOfAnExistingTenant) {

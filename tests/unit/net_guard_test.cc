@@ -235,7 +235,11 @@ std::optional<std::string> target(const char* url, std::string* detail = nullptr
   auto parsed = parse_http_url(url, &why);
   EXPECT_TRUE(parsed.has_value()) << url << ": " << why;
   if (!parsed) return "unparsable";
-  return check_url_target(*parsed, detail);
+  TargetCheck checked = check_url_target(*parsed);
+  EXPECT_NE(checked.verdict, TargetCheck::Verdict::kBusy) << url;
+  if (detail != nullptr) *detail = checked.detail;
+  if (checked.verdict == TargetCheck::Verdict::kAllowed) return std::nullopt;
+  return checked.why;
 }
 
 // The refusal a client sees: the same sentence for every non-public target.

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "log.h"
 
@@ -53,12 +54,31 @@ std::string str_env(const char* name) {
   return text ? text : "";
 }
 
-// The secret file: a regular file of at most kMaxSecretBytes (its mode in *mode). Opened without
+// True when the mode bits of `st` let this process's user write the file:
+// its owner with the owner's write bit, a member of its group with the
+// group's, or anyone with the others'. (Root's power to write anything is
+// not counted: the units run the handlers as the service account.)
+bool writable_by_this_user(const struct stat& st) {
+  if ((st.st_mode & S_IWOTH) != 0) return true;
+  if (st.st_uid == geteuid() && (st.st_mode & S_IWUSR) != 0) return true;
+  if ((st.st_mode & S_IWGRP) == 0) return false;
+  if (st.st_gid == getegid()) return true;
+  int n = getgroups(0, nullptr);
+  if (n <= 0) return false;
+  std::vector<gid_t> groups(static_cast<size_t>(n));
+  n = getgroups(n, groups.data());
+  for (int i = 0; i < n; ++i) {
+    if (groups[static_cast<size_t>(i)] == st.st_gid) return true;
+  }
+  return false;
+}
+
+// The secret file: a regular file of at most kMaxSecretBytes (its stat in *file). Opened without
 // blocking, so a FIFO is refused instead of waited on, and read with a bound,
 // so /dev/zero is refused instead of read until memory runs out.
 constexpr size_t kMaxSecretBytes = 4096;
 
-std::string read_secret_or_exit(const char* program, const std::string& path, mode_t* mode) {
+std::string read_secret_or_exit(const char* program, const std::string& path, struct stat* file) {
   const std::string name = "TOKEN_SECRET_FILE '" + path + "'";
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) die(program, name + " cannot be read: " + std::strerror(errno));
@@ -67,7 +87,7 @@ std::string read_secret_or_exit(const char* program, const std::string& path, mo
     close(fd);
     die(program, name + " is not a regular file");
   }
-  *mode = st.st_mode;
+  *file = st;
   std::string secret;
   char buf[1024];
   for (;;) {
@@ -130,8 +150,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   if (needs == ConfigNeeds::kDatabaseAndSecret) {
     std::string path = str_env("TOKEN_SECRET_FILE");
     if (path.empty()) die(program, "TOKEN_SECRET_FILE is not set (a file of >= 32 random bytes)");
-    mode_t mode = 0;
-    c.token_secret = read_secret_or_exit(program, path, &mode);
+    struct stat file {};
+    c.token_secret = read_secret_or_exit(program, path, &file);
     while (!c.token_secret.empty() &&
            (c.token_secret.back() == '\n' || c.token_secret.back() == '\r')) {
       c.token_secret.pop_back();
@@ -140,13 +160,23 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       die(program, "TOKEN_SECRET_FILE '" + path + "' holds " +
                        std::to_string(c.token_secret.size()) + " bytes; at least 32 are needed");
     }
-    // A token secret anyone on the host can read lets them mint tokens for any
-    // user. Not fatal (the operator may have reasons), but said at every start.
-    if ((mode & (S_IRWXG | S_IRWXO)) != 0) {
+    // A token secret anyone on the host can read lets them mint tokens for
+    // any user; one the service can write, a compromised handler could
+    // replace. The intended state is root:commerce-admin 0640 (the package's):
+    // the service's group reads it, only root writes it. Not fatal (the
+    // operator may have reasons), but said at every start.
+    const unsigned mode = static_cast<unsigned>(file.st_mode & 07777);
+    if ((file.st_mode & S_IRWXO) != 0) {
       log_warn(
-          "TOKEN_SECRET_FILE '%s' is accessible by group or others (mode %04o); make it "
-          "private: chmod 600",
-          path.c_str(), static_cast<unsigned>(mode & 07777));
+          "TOKEN_SECRET_FILE '%s' is accessible by others (mode %04o); make it private: "
+          "chmod 640",
+          path.c_str(), mode);
+    }
+    if (writable_by_this_user(file)) {
+      log_warn(
+          "TOKEN_SECRET_FILE '%s' can be written by the user this process runs as (mode %04o); "
+          "make it root's, read-only to the service: chown root:<the service's group>, chmod 640",
+          path.c_str(), mode);
     }
   }
 

@@ -34,7 +34,14 @@ endif()
 install(FILES "${CMAKE_BINARY_DIR}/package/commerce-admin.conf"
         DESTINATION share/commerce-admin/nginx)
 
-install(FILES packaging/env DESTINATION /etc/commerce-admin)
+# Private from the first byte on disk: the .deb itself carries the env file
+# 0640 (and its directory 0750), so it is never world-readable, not even
+# between dpkg's unpack and postinst (which then makes them
+# root:commerce-admin). CPack keeps the modes of the staged files.
+install(DIRECTORY DESTINATION /etc/commerce-admin
+        DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE)
+install(FILES packaging/env DESTINATION /etc/commerce-admin
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ)
 
 # Debian policy: copyright and a compressed changelog in /usr/share/doc/<package>.
 string(TIMESTAMP CA_PACKAGE_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)

@@ -159,22 +159,48 @@ TEST(HandlerStartup, WithItsConfigurationRightItGetsAsFarAsItsSocket) {
 
 // Anyone who can read the secret can mint tokens: a secret readable by group
 // or others is said at start (the stack's own file, made with umask 077, is not).
+// What a handler says at start-up after its configuration, with fd 0 not a
+// socket (it then exits 2).
+std::string no_socket_line() {
+  return std::string(kHandler) +
+         ": fd 0 is not a listening socket; start it with spawn-fcgi or systemd "
+         "socket activation, or pass --socket PATH\n";
+}
+
+// The package's layout (root:commerce-admin 0640) is the quiet one: the
+// service's group may read the secret; others may not, and the service's
+// own user must not be able to write it (it could replace the key).
 TEST(HandlerStartup, ATokenSecretFileReadableByOthersIsAWarning) {
   std::string open_one = state_dir() + "/operator-open-secret";
   std::ofstream(open_one) << std::string(48, 's');
-  ASSERT_EQ(chmod(open_one.c_str(), 0644), 0);
+  ASSERT_EQ(chmod(open_one.c_str(), 0444), 0);
   Outcome r = run(kHandler, {{"TOKEN_SECRET_FILE", open_one}});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, std::string(kHandler) + ": warning: TOKEN_SECRET_FILE '" + open_one +
-                       "' is accessible by group or others (mode 0644); make it private: "
-                       "chmod 600\n" +
-                       kHandler +
-                       ": fd 0 is not a listening socket; start it with spawn-fcgi or systemd "
-                       "socket activation, or pass --socket PATH\n");
-  ASSERT_EQ(chmod(open_one.c_str(), 0600), 0);
-  EXPECT_EQ(run(kHandler, {{"TOKEN_SECRET_FILE", open_one}}).err.find("warning"),
-            std::string::npos);
+                       "' is accessible by others (mode 0444); make it private: chmod 640\n" +
+                       no_socket_line());
+  // Read by the owner and the group only: the intended state, no warning.
+  ASSERT_EQ(chmod(open_one.c_str(), 0440), 0);
+  EXPECT_EQ(run(kHandler, {{"TOKEN_SECRET_FILE", open_one}}).err, no_socket_line());
   unlink(open_one.c_str());
+}
+
+// The test runs as the file's owner, as the service would with a secret it
+// owns (the layout before the package moved it to root).
+TEST(HandlerStartup, ATokenSecretFileTheServiceCanWriteIsAWarning) {
+  std::string own_one = state_dir() + "/operator-own-secret";
+  std::ofstream(own_one) << std::string(48, 's');
+  ASSERT_EQ(chmod(own_one.c_str(), 0600), 0);
+  Outcome r = run(kHandler, {{"TOKEN_SECRET_FILE", own_one}});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, std::string(kHandler) + ": warning: TOKEN_SECRET_FILE '" + own_one +
+                       "' can be written by the user this process runs as (mode 0600); make it "
+                       "root's, read-only to the service: chown root:<the service's group>, "
+                       "chmod 640\n" +
+                       no_socket_line());
+  ASSERT_EQ(chmod(own_one.c_str(), 0400), 0);
+  EXPECT_EQ(run(kHandler, {{"TOKEN_SECRET_FILE", own_one}}).err, no_socket_line());
+  unlink(own_one.c_str());
 }
 
 TEST(HandlerStartup, HelpIsExit0OnStdoutAndABadOptionExit2) {

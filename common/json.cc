@@ -296,6 +296,73 @@ JsonTextFault json_check_text(std::string_view text, cJSON* value) {
   return JsonTextFault::kNone;
 }
 
+size_t json_escaped_size(std::string_view text) {
+  size_t size = 0;
+  for (char c : text) {
+    switch (c) {
+      case '"':
+      case '\\':
+      case '\b':
+      case '\f':
+      case '\n':
+      case '\r':
+      case '\t':
+        size += 2;
+        break;
+      default:
+        size += static_cast<unsigned char>(c) < 0x20 ? 6 : 1;
+    }
+  }
+  return size;
+}
+
+namespace {
+
+// The length of numeric's text for `printed`, a number as cJSON prints it
+// ("-12.5", "1e+300", "1.5e-07"): the scale is the fraction digits less the
+// exponent, the integer part at least "0".
+size_t numeric_text_size(std::string_view printed) {
+  size_t sign = 0;
+  if (!printed.empty() && printed.front() == '-') {
+    sign = 1;
+    printed.remove_prefix(1);
+  }
+  size_t e = printed.find_first_of("eE");
+  std::string_view mantissa = printed.substr(0, e);
+  long exponent = 0;
+  if (e != std::string_view::npos) {
+    std::string_view digits = printed.substr(e + 1);
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    std::from_chars(digits.data(), digits.data() + digits.size(), exponent);
+  }
+  size_t dot = mantissa.find('.');
+  long whole = static_cast<long>(dot == std::string_view::npos ? mantissa.size() : dot);
+  long fraction = dot == std::string_view::npos ? 0 : static_cast<long>(mantissa.size() - dot - 1);
+  long scale = std::max(0L, fraction - exponent);
+  return sign + static_cast<size_t>(std::max(1L, whole + exponent)) +
+         (scale > 0 ? 1 + static_cast<size_t>(scale) : 0);
+}
+
+// json_stored_size() less json_dump()'s size, for the numbers under `value`.
+long stored_numbers_growth(const cJSON* value) {
+  if (cJSON_IsNumber(value)) {
+    std::string printed = json_dump(value);
+    return static_cast<long>(numeric_text_size(printed)) - static_cast<long>(printed.size());
+  }
+  long growth = 0;
+  for (const cJSON* child = value->child; child != nullptr; child = child->next) {
+    growth += stored_numbers_growth(child);
+  }
+  return growth;
+}
+
+}  // namespace
+
+size_t json_stored_size(const cJSON* value) {
+  return static_cast<size_t>(static_cast<long>(json_dump(value).size()) +
+                             stored_numbers_growth(value));
+}
+
 bool json_numbers_finite(const cJSON* value) {
   if (cJSON_IsNumber(value)) return std::isfinite(value->valuedouble);
   for (const cJSON* child = value->child; child != nullptr; child = child->next) {

@@ -76,6 +76,18 @@ bool json_is_integer(const cJSON* value, int64_t* out);
 // json_check_text() marked it (1e-400).
 bool json_numbers_finite(const cJSON* value);
 
+// The bytes of `text` written as a JSON string, without its quotes, as
+// cJSON and PostgreSQL's to_json() escape it: '"', '\\', \b, \f, \n, \r
+// and \t take 2 bytes, any other character below U+0020 takes 6 (\u0001),
+// every other byte 1 (UTF-8 as it is).
+size_t json_escaped_size(std::string_view text);
+
+// The bytes of `value` as compact JSON the way PostgreSQL's jsonb keeps what
+// json_dump(value) printed (what sql/018's ca_json_compact_size() counts):
+// json_dump's size, except that a number counts as numeric writes it out,
+// in full (1e+300 is 301 digits, 1.5e-07 is 0.00000015).
+size_t json_stored_size(const cJSON* value);
+
 // What json_check_text() finds in a text cJSON accepted but RFC 8259 (or
 // storage) does not.
 enum class JsonTextFault {

@@ -39,8 +39,9 @@ inline Result<Response> path_tenant_page(Ctx& ctx, const Statement& list,
 // `per_page`; a bad one is answered after the caller's 401/400/403), then
 // the session check and `list` in one round trip, with $1 the tenant, $2
 // per_page and $3 the offset. Answers 200 `{success, data: page}`.
-inline Result<Response> tenant_header_page(Ctx& ctx, const Statement& list, int64_t per_page) {
-  Result<PageParams> page = read_page_params(ctx.req, per_page);
+inline Result<Response> tenant_header_page(Ctx& ctx, const Statement& list, int64_t per_page,
+                                           int64_t max_per_page = kMaxPerPage) {
+  Result<PageParams> page = read_page_params(ctx.req, per_page, max_per_page);
   if (!page.ok()) return refuse_after_tenant_auth(ctx, std::move(page.error()));
   CA_TRY(read, authenticate_tenant_header_read(ctx, list, {page->per_page, page->offset()}));
   DbResult& r = read.rows;

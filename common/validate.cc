@@ -236,14 +236,16 @@ static bool parse_positive(const std::string& text, int64_t* out) {
   return true;
 }
 
-Result<PageParams> read_page_params(const Request& req, int64_t default_per_page) {
+Result<PageParams> read_page_params(const Request& req, int64_t default_per_page,
+                                    int64_t max_per_page) {
   FieldErrors errs;
-  PageParams p = read_page_params(req, default_per_page, errs);
+  PageParams p = read_page_params(req, default_per_page, errs, max_per_page);
   if (!errs.empty()) return Error::invalid(errs);
   return p;
 }
 
-PageParams read_page_params(const Request& req, int64_t default_per_page, FieldErrors& errs) {
+PageParams read_page_params(const Request& req, int64_t default_per_page, FieldErrors& errs,
+                            int64_t max_per_page) {
   PageParams p;
   p.per_page = default_per_page;
   if (auto page = req.query_param("page")) {
@@ -253,8 +255,8 @@ PageParams read_page_params(const Request& req, int64_t default_per_page, FieldE
   if (auto per_page = req.query_param("per_page")) {
     if (!parse_positive(*per_page, &p.per_page)) {
       errs.add("per_page", "The per_page field must be an integer of at least 1.");
-    } else if (p.per_page > kMaxPerPage) {
-      p.per_page = kMaxPerPage;
+    } else if (p.per_page > max_per_page) {
+      p.per_page = max_per_page;
     }
   }
   // Keeps offset arithmetic far from overflow; such a page is simply empty.

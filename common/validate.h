@@ -100,7 +100,8 @@ bool email_plausible(std::string_view email);
 // either refuses valid large amounts or lets 4.500000000001 through.
 bool has_at_most_two_decimals(double v);
 
-// `page` (>= 1, default 1) and `per_page` (1.., default given, clamped to 100).
+// `page` (>= 1, default 1) and `per_page` (1.., default given, clamped to
+// 100, or to a list's own smaller maximum).
 struct PageParams {
   int64_t page = 1;
   int64_t per_page = 15;
@@ -108,10 +109,12 @@ struct PageParams {
 };
 inline constexpr int64_t kMaxPerPage = 100;
 // Reads page/per_page from the query string; non-integer or < 1 is a 422.
-Result<PageParams> read_page_params(const Request& req, int64_t default_per_page);
+Result<PageParams> read_page_params(const Request& req, int64_t default_per_page,
+                                    int64_t max_per_page = kMaxPerPage);
 // The same, recording the errors in `errors` instead, so that a list with
 // filters reports page and filter errors together.
-PageParams read_page_params(const Request& req, int64_t default_per_page, FieldErrors& errors);
+PageParams read_page_params(const Request& req, int64_t default_per_page, FieldErrors& errors,
+                            int64_t max_per_page = kMaxPerPage);
 // `{data, current_page, last_page, per_page, total}`.
 Json paginated(Json data, const PageParams& page, int64_t total);
 

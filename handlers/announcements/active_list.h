@@ -37,6 +37,10 @@ struct ActiveList {
   std::vector<int64_t> ids;        // in display order
   std::vector<std::string> items;  // each row's stored active_json, same order
   std::string ids_param = "{}";    // ids as a PostgreSQL array literal: {3,1,2}
+  // The tenant had more live rows than the list holds (the first
+  // ACTIVE_ANNOUNCEMENTS_MAX): a caller who dismissed one of the held rows
+  // would see rows beyond them, so such a caller's list is read instead.
+  bool truncated = false;
 
   // Appends one row (in display order) and keeps ids_param in step.
   void add(int64_t id, std::string_view item);

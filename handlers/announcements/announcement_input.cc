@@ -1,11 +1,22 @@
 #include "announcement_input.h"
 
+#include <algorithm>
+
 #include "validate.h"
 
 namespace ca {
 namespace {
 
 constexpr size_t kTopicMax = 100;
+// The bounds no SPEC limit gives (docs/decisions/0020-announcement-size-bounds.md):
+// every answer and event body that holds announcements stays bounded
+// (docs/security.md, "Largest answers").
+constexpr size_t kContentMaxCharacters = 65'536;
+constexpr size_t kContentMaxJsonBytes = 131'072;  // written as a JSON string
+constexpr size_t kObjectMaxBytes = 16'384;        // push_data, attachment_metadata
+constexpr size_t kUrlMax = 2'048;
+constexpr size_t kTargetUsersMax = 1'000;
+constexpr size_t kTargetValueMax = 20'000;  // 1,000 ids of 18 digits, ", " between
 
 // Applies an optional text field: absent keeps the current value; null or ""
 // clears it (an empty optional text means "none", as null does).
@@ -45,6 +56,11 @@ void apply_object(BodyReader& in, const char* name, std::optional<std::string>* 
     in.fail(name, "The " + std::string(name) +
                       " field must not hold a number beyond 1.8e308, or a nonzero one "
                       "below 2.2250738585072014e-308 in magnitude.");
+  } else if (json_stored_size(f.value) > kObjectMaxBytes) {
+    // Compact, with numbers as PostgreSQL keeps them (1e300 is 301 digits):
+    // the answers print the stored form.
+    in.fail(name, "The " + std::string(name) + " field must not be larger than " +
+                      std::to_string(kObjectMaxBytes) + " bytes.");
   } else {
     *out = json_dump(f.value);
   }
@@ -104,8 +120,14 @@ void announcement_read_body(const cJSON* body, InputMode mode, AnnouncementField
   }
   auto summary = in.str("summary", {.nullable = true, .max = 500});
   if (summary.present) f->summary = summary.null ? "" : summary.value;
-  auto content = in.str("content", {.nullable = true});
-  if (content.present) f->content = content.null ? "" : content.value;
+  auto content = in.str("content", {.nullable = true, .max = kContentMaxCharacters});
+  if (content.has_value() && json_escaped_size(content.value) > kContentMaxJsonBytes) {
+    in.fail("content", "The content field must not be larger than " +
+                           std::to_string(kContentMaxJsonBytes) +
+                           " bytes written as a JSON string.");
+  } else if (content.present) {
+    f->content = content.null ? "" : content.value;
+  }
   auto type =
       in.str("type", {.required = create, .one_of = {"info", "warning", "success", "alert"}});
   if (type.has_value()) f->type = type.value;
@@ -126,7 +148,8 @@ void announcement_read_body(const cJSON* body, InputMode mode, AnnouncementField
   apply_object(in, "push_data", &f->push_data);
   auto target_type = in.str("target_type", {.one_of = {"topic", "all", "users"}});
   if (target_type.has_value()) f->target_type = target_type.value;
-  apply_optional(in.str("target_value", {.nullable = true}), &f->target_value);
+  apply_optional(in.str("target_value", {.nullable = true, .max = kTargetValueMax}),
+                 &f->target_value);
   // "" is "no attachment", like null, so it is not checked against the list.
   if (json_get_str(body, "attachment_type") == std::optional<std::string_view>("")) {
     f->attachment_type.reset();
@@ -135,7 +158,7 @@ void announcement_read_body(const cJSON* body, InputMode mode, AnnouncementField
         in.str("attachment_type", {.nullable = true, .one_of = {"image", "link", "button"}}),
         &f->attachment_type);
   }
-  auto url = in.str("attachment_url", {.nullable = true, .trim = true});
+  auto url = in.str("attachment_url", {.nullable = true, .trim = true, .max = kUrlMax});
   if (url.has_value() && !url.value.empty() && !is_http_url(url.value)) {
     in.fail("attachment_url", "The attachment_url field must be a valid http or https URL.");
   } else {
@@ -187,6 +210,9 @@ void announcement_check(const cJSON* body, const std::string& previous_status,
         errs.add("target_value",
                  "The target_value field must be a comma-separated list of user ids when "
                  "target_type is users.");
+      } else if (std::count(ids->begin(), ids->end(), ',') + size_t{1} > kTargetUsersMax) {
+        errs.add("target_value", "The target_value field must not list more than " +
+                                     std::to_string(kTargetUsersMax) + " user ids.");
       } else {
         f->target_value = *ids;
       }

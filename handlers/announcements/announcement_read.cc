@@ -1,8 +1,11 @@
 // The paginated list, the caller's active list, and one announcement.
+#include <algorithm>
+
 #include "active_list.h"
 #include "announcement_json.h"
 #include "announcements.h"
 #include "auth.h"
+#include "config.h"
 #include "db.h"
 #include "error.h"
 #include "json_rendered.h"
@@ -13,6 +16,9 @@ namespace ca {
 namespace {
 
 constexpr int64_t kDefaultPerPage = 20;
+// Not 100: a page of the largest announcements must stay under the 8 MiB
+// answer bound (docs/decisions/0020-announcement-size-bounds.md).
+constexpr int64_t kMaxAnnouncementsPerPage = 50;
 
 // The page and the total in one round trip; a page past the end still has the total.
 // The page's keys come from announcements_list_idx first, so the columns are
@@ -57,7 +63,7 @@ const Statement kActive{
     "WHERE " CA_LIVE_ANNOUNCEMENT
     "  AND (a.scheduled_at IS NULL OR a.scheduled_at <= now()) "
     "  AND r.dismissed IS NOT TRUE "
-    "ORDER BY a.priority DESC, a.created_at DESC, a.id DESC"};
+    "ORDER BY a.priority DESC, a.created_at DESC, a.id DESC LIMIT $3"};
 
 // The tenant's list version (sql/019). A tenant gets its row with its first
 // announcement, in the same transaction: no row is version 0, the empty list.
@@ -67,7 +73,8 @@ const Statement kActive{
 // The tenant's list to keep, with the version it belongs to and the
 // moments it holds between, all read in one snapshot: from now() to the
 // first expiry of a listed row or the first scheduled_at of a row still to
-// come. At least one row (NULL id and JSON when the list is empty).
+// come. At least one row (NULL id and JSON when the list is empty); at most
+// $2 rows (one more than the list holds, to tell a truncated list).
 const Statement kActiveFill{
     "announcements_active_fill",
     "WITH pending AS ("
@@ -82,7 +89,7 @@ const Statement kActiveFill{
     "until_us, "
     "       p.id, p.active_json AS json "
     "FROM (VALUES (1)) one LEFT JOIN pending p ON p.live "
-    "ORDER BY p.priority DESC, p.created_at DESC, p.id DESC"};
+    "ORDER BY p.priority DESC, p.created_at DESC, p.id DESC LIMIT $2"};
 
 // The caller's read version in the tenant (sql/019), the same way.
 #define CA_READ_VERSION                                       \
@@ -121,14 +128,20 @@ ReaderStateCache& reader_states() {
   return cache;
 }
 
-std::shared_ptr<const ActiveList> list_from_fill(const Rows& r) {
+// The first `max` rows of kActiveFill's answer (it reads one more).
+std::shared_ptr<const ActiveList> list_from_fill(const Rows& r, int64_t max) {
   auto list = std::make_shared<ActiveList>();
   list->version = r.int64(0, "list_version");
   list->valid_from_us = r.int64(0, "now_us");
   if (!r.is_null(0, "until_us")) list->valid_until_us = r.int64(0, "until_us");
   const Col id = r.col("id"), json = r.col("json");
   for (int i = 0; i < r.size(); ++i) {
-    if (!r.is_null(i, id)) list->add(r.int64(i, id), r.text(i, json));
+    if (r.is_null(i, id)) continue;
+    if (static_cast<int64_t>(list->ids.size()) == max) {
+      list->truncated = true;
+      break;
+    }
+    list->add(r.int64(i, id), r.text(i, json));
   }
   return list;
 }
@@ -147,8 +160,9 @@ std::shared_ptr<const ReaderState> reader_from_reads(const Rows& r, int64_t list
 // The active list from the database (kActive), and the list to keep for
 // the next requests, in one round trip.
 Result<Response> active_from_database(Ctx& ctx, const Principal& who) {
-  std::vector<DbResult> results =
-      ctx.db.pipeline({{&kActive, {who.tenant_id, who.user_id}}, {&kActiveFill, {who.tenant_id}}});
+  const int64_t max = ctx.config.active_announcements_max;
+  std::vector<DbResult> results = ctx.db.pipeline(
+      {{&kActive, {who.tenant_id, who.user_id, max}}, {&kActiveFill, {who.tenant_id, max + 1}}});
   DbResult& r = results[0];
   if (!r.ok()) return Error::database(r.error());
   std::string data = "[";
@@ -162,7 +176,9 @@ Result<Response> active_from_database(Ctx& ctx, const Principal& who) {
     }
   }
   data += ']';
-  if (results[1].ok()) active_lists().store(who.tenant_id, list_from_fill(results[1].rows()));
+  if (results[1].ok()) {
+    active_lists().store(who.tenant_id, list_from_fill(results[1].rows(), max));
+  }
   return Response::success(200, nullptr, json_raw(data));
 }
 
@@ -174,7 +190,7 @@ const Statement kGet{"announcements_get",
 }  // namespace
 
 Result<Response> announcements_list(Ctx& ctx) {
-  return tenant_header_page(ctx, kList, kDefaultPerPage);
+  return tenant_header_page(ctx, kList, kDefaultPerPage, kMaxAnnouncementsPerPage);
 }
 
 Result<Response> announcements_active(Ctx& ctx) {
@@ -196,6 +212,10 @@ Result<Response> announcements_active(Ctx& ctx) {
     if (!reads.ok()) return Error::database(reads.error());
     reader = reader_from_reads(reads.rows(), list_version);
     reader_states().store(key, reader);
+  }
+  if (list->truncated && std::any_of(reader->reads.begin(), reader->reads.end(),
+                                     [](const ReadState& r) { return r.dismissed; })) {
+    return active_from_database(ctx, who);
   }
   return Response::success(200, nullptr, json_raw(active_array_for(*list, reader->reads)));
 }

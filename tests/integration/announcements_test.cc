@@ -747,9 +747,10 @@ TEST(AnnouncementsList, PaginatesNewestFirstWithoutThePushDetails) {
   EXPECT_TRUE(same_json(r["data"],
                         R"({"data":[],"current_page":9,"last_page":1,"per_page":20,"total":3})"));
 
+  // Announcements clamp at 50, not 100 (docs/decisions/0020-announcement-size-bounds.md).
   r = get(t, kBase + "?per_page=500");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(json_get_int(r["data"], "per_page"), 100);
+  EXPECT_EQ(json_get_int(r["data"], "per_page"), 50);
 
   r = get(t, kBase + "?page=0&per_page=x");
   ASSERT_EQ(r.status, 422) << r.body;
@@ -1080,6 +1081,54 @@ TEST(AnnouncementsActive, ReadVersionMovesWithTheCallersReadRecords) {
   sql("SELECT ca_recount(" + t.header + ")");  // written by hand (sql/032)
   EXPECT_EQ(version(me.id), "3");
   EXPECT_EQ(version(member.id), "2");
+}
+
+// The ids of an active list's answer, in order.
+std::vector<int64_t> active_ids(const HttpResponse& r) {
+  std::vector<int64_t> ids;
+  for (const cJSON* a = r["data"] ? r["data"]->child : nullptr; a != nullptr; a = a->next) {
+    ids.push_back(json_get_int(a, "id").value_or(-1));
+  }
+  return ids;
+}
+
+TEST(AnnouncementsActive, AtMostTheFirst50InListOrderEvenAfterADismissal) {
+  Tenant t = new_tenant();
+  TestUser member = add_user(t.token, t.id, "MEMBER");
+  // 53 active ones; the 11th and 21st have high priority.
+  std::vector<int64_t> created;
+  for (int i = 0; i < 53; ++i) {
+    bool high = i == 10 || i == 20;
+    created.push_back(create(t, R"({"title":"A)" + std::to_string(i) +
+                                    R"(","type":"info","status":"published","priority":)" +
+                                    (high ? "1" : "0") + "}"));
+  }
+  ASSERT_FALSE(HasFailure());
+  // Priority first, then newest first.
+  std::vector<int64_t> order = {created[20], created[10]};
+  for (int i = 52; i >= 0; --i) {
+    if (i != 10 && i != 20) order.push_back(created[i]);
+  }
+  const std::vector<int64_t> first50(order.begin(), order.begin() + 50);
+  auto member_get = [&] {
+    return http("GET", kBase + "/active", {.token = member.token, .tenant = t.header});
+  };
+  // From the database, then from the list the process keeps.
+  for (int pass = 0; pass < 2; ++pass) {
+    HttpResponse r = get(t, kBase + "/active");
+    ASSERT_EQ(r.status, 200);
+    EXPECT_EQ(active_ids(r), first50) << "pass " << pass;
+    EXPECT_EQ(active_ids(member_get()), first50) << "pass " << pass;
+  }
+  // The caller who dismisses one of them sees the 51st in its place; others
+  // still see the first 50.
+  ASSERT_EQ(post(t, path_of(order[2], "/dismiss"), "").status, 200);
+  std::vector<int64_t> after(order.begin(), order.begin() + 51);
+  after.erase(after.begin() + 2);
+  for (int pass = 0; pass < 2; ++pass) {
+    EXPECT_EQ(active_ids(get(t, kBase + "/active")), after) << "pass " << pass;
+    EXPECT_EQ(active_ids(member_get()), first50) << "pass " << pass;
+  }
 }
 
 // --- read and dismiss -----------------------------------------------------------
@@ -1681,10 +1730,10 @@ TEST(AnnouncementsPush, AClaimedPushIsLeftAloneUntilItsLeaseRunsOut) {
             std::vector<std::string>{"true|true"});
 }
 
-// announcement id -> push_status of every announcement of the tenant (at most 100).
+// announcement id -> push_status of every announcement of the tenant (at most 50).
 std::map<int64_t, std::string> push_statuses(const Tenant& t) {
   std::map<int64_t, std::string> out;
-  HttpResponse r = get(t, kBase + "?per_page=100");
+  HttpResponse r = get(t, kBase + "?per_page=50");
   EXPECT_EQ(r.status, 200) << r.body;
   const cJSON* rows = json_get(r["data"], "data");
   for (const cJSON* a = rows ? rows->child : nullptr; a != nullptr; a = a->next) {

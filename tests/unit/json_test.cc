@@ -447,5 +447,32 @@ TEST(JsonCheckTextTest, FindsNulAndControlCharacters) {
   EXPECT_EQ(json_check_text("{\t\"a\"\r\n:\"\\u0001\"}", nullptr), JsonTextFault::kNone);
 }
 
+TEST(JsonEscapedSizeTest, CountsTheBytesOfTheStringAsJsonWritesIt) {
+  EXPECT_EQ(json_escaped_size(""), 0u);
+  EXPECT_EQ(json_escaped_size("abc"), 3u);
+  EXPECT_EQ(json_escaped_size("\"\\\b\f\n\r\t"), 14u);
+  EXPECT_EQ(json_escaped_size("\x01\x1f"), 12u);
+  EXPECT_EQ(json_escaped_size("\x7f/"), 2u);
+  EXPECT_EQ(json_escaped_size("\xc3\xa9\xe2\x82\xac"), 5u);  // é€: UTF-8 as it is
+  for (std::string text : {"a\"b\n\x01\xc3\xa9", "plain", "\t\x02\\"}) {
+    Json v(cJSON_CreateString(text.c_str()));
+    EXPECT_EQ(json_escaped_size(text) + 2, json_dump(v.get()).size()) << text;
+  }
+}
+
+TEST(JsonStoredSizeTest, CountsNumbersAsPostgresqlWritesThemOut) {
+  auto stored = [](const char* text) {
+    Json v = json_parse(text);
+    return v ? json_stored_size(v.get()) : size_t{0};
+  };
+  EXPECT_EQ(stored(R"({"a":"b","c":[1,2.5,-3]})"), 24u);
+  EXPECT_EQ(stored("1e300"), 301u);  // printed 1e+300, kept as 1 and 300 zeros
+  EXPECT_EQ(stored("-1e300"), 302u);
+  EXPECT_EQ(stored("1.5e-07"), 10u);   // 0.00000015
+  EXPECT_EQ(stored("1.25e+20"), 21u);  // 125000000000000000000
+  EXPECT_EQ(stored("0.001"), 5u);
+  EXPECT_EQ(stored("[1e300,1e300]"), 605u);
+}
+
 }  // namespace
 }  // namespace ca

@@ -208,6 +208,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       static_cast<int>(int_env(program, "LOGIN_FAILURE_WINDOW_SECONDS", 900, 1, 86400));
   c.max_sessions_per_user =
       static_cast<int>(int_env(program, "MAX_SESSIONS_PER_USER", 10, 1, 1000));
+  c.active_announcements_max =
+      static_cast<int>(int_env(program, "ACTIVE_ANNOUNCEMENTS_MAX", 50, 1, 50));
   c.tenant_busy_ms_per_second =
       int_env(program, "TENANT_BUSY_MS_PER_SECOND", c.tenant_busy_ms_per_second, 0, 1000000);
   c.tenant_answer_bytes_per_second = int_env(program, "TENANT_ANSWER_BYTES_PER_SECOND",

@@ -46,6 +46,10 @@ struct Config {
   int login_failure_window_seconds = 900;
   // Live sessions a user may hold; a login revokes the oldest beyond it.
   int max_sessions_per_user = 10;
+  // Entries GET /announcements/active answers at most, the first in its
+  // order (ACTIVE_ANNOUNCEMENTS_MAX, 1 to 50: the 8 MiB answer bound of
+  // docs/security.md, "Largest answers", counts 50).
+  int active_announcements_max = 50;
   // Per tenant and handler process (common/tenant_budget.h): milliseconds of
   // request time and bytes of answers a tenant may use per second, beyond a
   // burst; over it, 429 with Retry-After. 0 turns either off.

@@ -432,6 +432,12 @@ TEST(FieldLimits, LargestAnnouncementPublishedWebhookBodyIsAtMost256KiB) {
                             .body = R"({"url":)" + json_text(receiver.url()) +
                                     R"(,"events":["announcement.published"]})"});
   ASSERT_EQ(hook.status, 201) << hook.body;
+  // One byte more content (65,536 characters would be 393,218 bytes as JSON):
+  // refused, and nothing is sent.
+  std::string over = largest_announcement("published");
+  over.replace(over.find(R"(ab","type")"), 2, "abc");
+  HttpResponse refused = http("POST", "/api/v2/admin/announcements", s.call(over));
+  EXPECT_EQ(refused.status, 422) << refused.body.substr(0, 300);
   HttpResponse r =
       http("POST", "/api/v2/admin/announcements", s.call(largest_announcement("published")));
   ASSERT_EQ(r.status, 201) << r.body.substr(0, 2000);

@@ -56,6 +56,13 @@ struct Response {
 
   static Response json(int status, const cJSON* body);
   static Response json(int status, const Json& body) { return json(status, body.get()); }
+  // A body already JSON text (json_rendered.h's rendered_page_text()).
+  static Response text(int status, std::string json_body) {
+    Response r;
+    r.status = status;
+    r.body = std::move(json_body);
+    return r;
+  }
   // `{"error": message}`.
   static Response error(int status, std::string_view message);
   // `{"success": true, "message"?, "data"?}`: the envelope of the orders,

@@ -22,8 +22,46 @@ Json json_rendered_array(const Rows& rows) {
 }
 
 Json json_rendered_page(const Rows& rows, const PageParams& page) {
-  int64_t total = rows.empty() ? 0 : rows.int64(0, "total");
-  return paginated(json_rendered_array(rows), page, total);
+  return paginated(json_rendered_array(rows), page, rendered_page_total(rows));
+}
+
+int64_t rendered_page_total(const Rows& rows) { return rows.empty() ? 0 : rows.int64(0, "total"); }
+
+std::string rendered_page_text(const Rows& rows, const PageParams& page, const PageText& text,
+                               std::string_view before, std::string_view after) {
+  size_t size = before.size() + after.size() + text.extra.size() + 128;
+  std::string out;
+  if (rows.empty()) {
+    out.reserve(size);
+    out.append(before);
+    out += R"({"data":[)";
+  } else {
+    const Col json = rows.col("json");
+    for (int i = 0; i < rows.size(); ++i) size += rows.text(i, json).size() + 1;
+    out.reserve(size);
+    out.append(before);
+    out += R"({"data":[)";
+    bool first = true;
+    for (int i = 0; i < rows.size(); ++i) {
+      if (rows.is_null(i, json)) continue;
+      if (!first) out += ',';
+      first = false;
+      out.append(rows.text(i, json));
+    }
+  }
+  const int64_t last = text.total == 0 ? 1 : (text.total + page.per_page - 1) / page.per_page;
+  out += R"(],"current_page":)";
+  out += text.current_page_null ? std::string("null") : std::to_string(page.page);
+  out += R"(,"last_page":)";
+  out += std::to_string(last);
+  out += R"(,"per_page":)";
+  out += std::to_string(page.per_page);
+  out += R"(,"total":)";
+  out += std::to_string(text.total);
+  out.append(text.extra);
+  out += '}';
+  out.append(after);
+  return out;
 }
 
 void json_append_with(std::string& out, std::string_view object,

@@ -49,6 +49,28 @@ Json json_rendered_array(const Rows& rows);
 // column, total from the `total` column (0 when there is no row at all).
 Json json_rendered_page(const Rows& rows, const PageParams& page);
 
+// The same page as the answer's text, without cJSON: `before`, then
+// `{"data":[...],"current_page":P,"last_page":L,"per_page":N,"total":T`,
+// then `extra` (members' text, each starting with a comma), `}` and
+// `after`, in one string reserved to its size. Byte for byte what
+// json_rendered_page() prints; for answers that may be megabytes (the
+// largest lists, docs/security.md) the rows and this string are then the
+// only copies, where a cJSON tree, its print buffers and their copy would
+// hold four more.
+struct PageText {
+  int64_t total = 0;               // the `total` member
+  bool current_page_null = false;  // `"current_page":null` (a cursor page)
+  std::string_view extra = "";     // e.g. `,"total_relation":"eq"`
+};
+std::string rendered_page_text(const Rows& rows, const PageParams& page, const PageText& text,
+                               std::string_view before = "", std::string_view after = "");
+// The `total` column of a page's first row, 0 when there is no row.
+int64_t rendered_page_total(const Rows& rows);
+// The envelope of the orders, announcements, categories and products
+// answers around a rendered page: `{"success":true,"data":` ... `}`.
+inline constexpr std::string_view kSuccessDataBefore = R"({"success":true,"data":)";
+inline constexpr std::string_view kSuccessDataAfter = "}";
+
 // A member the caller adds to a rendered object: a name known at compile
 // time and the JSON text of its value (json_bool_text(), a number's digits,
 // a rendered object).

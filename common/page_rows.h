@@ -31,7 +31,7 @@ inline Result<Response> path_tenant_page(Ctx& ctx, const Statement& list,
   CA_TRY(page, read_page_params(ctx.req, 15));
   DbResult r = ctx.db.exec(list, {tenant_id, page.per_page, page.offset()});
   if (!r.ok()) return Error::database(r.error());
-  return Response::json(200, json_rendered_page(r.rows(), page));
+  return Response::text(200, rendered_page_text(r.rows(), page, {rendered_page_total(r.rows())}));
 }
 
 // The whole of a GET that lists a page of what belongs to the X-Tenant-ID
@@ -46,7 +46,8 @@ inline Result<Response> tenant_header_page(Ctx& ctx, const Statement& list, int6
   CA_TRY(read, authenticate_tenant_header_read(ctx, list, {page->per_page, page->offset()}));
   DbResult& r = read.rows;
   if (!r.ok()) return Error::database(r.error());
-  return Response::success(200, nullptr, json_rendered_page(r.rows(), *page));
+  return Response::text(200, rendered_page_text(r.rows(), *page, {rendered_page_total(r.rows())},
+                                                kSuccessDataBefore, kSuccessDataAfter));
 }
 
 // The whole of a GET that lists the caller's own records (`list` with $1

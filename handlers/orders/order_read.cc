@@ -120,7 +120,8 @@ Result<Response> orders_list(Ctx& ctx) {
   DbResult& r = read.rows;
   if (!r.ok()) return Error::database(r.error());
 
-  return Response::success(200, nullptr, json_rendered_page(r.rows(), page));
+  return Response::text(200, rendered_page_text(r.rows(), page, {rendered_page_total(r.rows())},
+                                                kSuccessDataBefore, kSuccessDataAfter));
 }
 
 }  // namespace ca

@@ -224,12 +224,13 @@ Result<Response> products_list(Ctx& ctx) {
   int64_t total = r->empty() ? 0 : r->int64(0, "total");
   // Only a name search's count stops at the cap; other counts are exact.
   bool capped = (mask & kFilterName) != 0 && total > kSearchTotalCap;
-  Json body = paginated(json_rendered_array(r.rows()), page, capped ? kSearchTotalCap : total);
-  json_add_str(body.get(), "total_relation", capped ? "gte" : "eq");
   // After a cursor the page's position would take counting every row above
   // it, the cost the cursor exists to avoid: it is not reported.
-  if (mask & kAfterId) json_set_null(body.get(), "current_page");
-  return Response::success(200, nullptr, std::move(body));
+  PageText text{.total = capped ? kSearchTotalCap : total,
+                .current_page_null = (mask & kAfterId) != 0,
+                .extra = capped ? R"(,"total_relation":"gte")" : R"(,"total_relation":"eq")"};
+  return Response::text(
+      200, rendered_page_text(r.rows(), page, text, kSuccessDataBefore, kSuccessDataAfter));
 }
 
 Result<Response> products_read(Ctx& ctx) {

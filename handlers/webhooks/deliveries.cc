@@ -54,7 +54,7 @@ Result<Response> deliveries_list(Ctx& ctx) {
 
   DbResult r = ctx.db.exec(kList, {tenant_id, webhook_id, status, page.per_page, page.offset()});
   if (!r.ok()) return Error::database(r.error());
-  return Response::json(200, json_rendered_page(r.rows(), page));
+  return Response::text(200, rendered_page_text(r.rows(), page, {rendered_page_total(r.rows())}));
 }
 
 }  // namespace ca

@@ -100,6 +100,35 @@ TEST(JsonRenderedTest, PageLeavesOutTheEmptyPagesRowAndKeepsTheTotal) {
             R"({"data":[],"current_page":2,"last_page":1,"per_page":2,"total":0})");
 }
 
+TEST(JsonRenderedTest, PageTextIsByteForByteWhatThePageTreePrints) {
+  PageParams page;
+  page.page = 2;
+  page.per_page = 2;
+  Rows some = make_rows({{"json", kTextOid}, {"total", kInt8Oid}},
+                        {{R"({"id":3,"s":"\u00e9\"x"})", "5"}, {"{\"id\":4}", "5"}});
+  Rows past = make_rows({{"total", kInt8Oid}, {"json", kTextOid}}, {{"3", nullptr}});
+  Rows none = make_rows({{"json", kTextOid}, {"total", kInt8Oid}}, {});
+  for (const Rows* rows : {&some, &past, &none}) {
+    PageText text{.total = rendered_page_total(*rows)};
+    EXPECT_EQ(rendered_page_text(*rows, page, text),
+              json_dump(json_rendered_page(*rows, page).get()));
+    EXPECT_EQ(rendered_page_text(*rows, page, text, kSuccessDataBefore, kSuccessDataAfter),
+              Response::success(200, nullptr, json_rendered_page(*rows, page)).body);
+  }
+}
+
+TEST(JsonRenderedTest, PageTextTakesACursorPageAndExtraMembers) {
+  PageParams page;
+  page.per_page = 10;
+  Rows some = make_rows({{"json", kTextOid}, {"total", kInt8Oid}}, {{"{}", "10000"}});
+  EXPECT_EQ(rendered_page_text(
+                some, page,
+                {.total = 10000, .current_page_null = true, .extra = R"(,"total_relation":"gte")"},
+                kSuccessDataBefore, kSuccessDataAfter),
+            R"({"success":true,"data":{"data":[{}],"current_page":null,"last_page":1000,)"
+            R"("per_page":10,"total":10000,"total_relation":"gte"}})");
+}
+
 TEST(JsonRenderedTest, AddsTheCallersMembersAfterTheRenderedOnes) {
   EXPECT_EQ(json_object_with(R"({"id":1})", {{"is_read", json_bool_text(true)},
                                              {"is_dismissed", json_bool_text(false)}}),

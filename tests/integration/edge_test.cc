@@ -469,7 +469,7 @@ TEST(ZzRateLimit, PerTokenFloodGets429AndOtherTokensAreUnaffected) {
   EXPECT_GT(limited, 0) << results.size() << " concurrent requests on one token, none limited";
   EXPECT_GT(ok, 0);
   EXPECT_EQ(http("GET", kTenants, {.token = bystander}).status, 200);
-  // Probes are never limited.
+  // Probes have a budget of their own (per address only).
   EXPECT_EQ(http("GET", "/healthz").status, 200);
   EXPECT_TRUE(wait_for_login());
 }

@@ -50,11 +50,21 @@ const Statement kCreate{
     "                  WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)) "
     "RETURNING " CA_INVITATION_STORED_JSON};
 
+// $1 tenant. Invites of one tenant take turns from here to COMMIT (sql/039),
+// so that kPendingOthers, in a statement of its own after it, sees every
+// other invite committed before (INVITATIONS_MAX_PENDING_PER_TENANT;
+// docs/decisions/0030-caps-on-what-users-and-tenants-grow.md). On the
+// tenant's shard: the tenant row's lock (a reference table on Citus) can be
+// released before the other invite's rows are visible there.
+const Statement kTakeTurn{
+    "invitations_take_turn",
+    "INSERT INTO cap_locks AS l (tenant_id, collection) "
+    "VALUES ($1, 'pending invitations') "
+    "ON CONFLICT (tenant_id, collection) DO UPDATE SET collection = l.collection"};
+
 // $1 tenant, $2 email. The tenant's live pending invitations other than
-// the email's (a new invitation replaces that one), counted after the tenant
-// row is locked (lock_tenant_as_admin), so two invites at once take turns
-// at the count (INVITATIONS_MAX_PENDING_PER_TENANT; docs/decisions/0030-caps-
-// on-what-users-and-tenants-grow.md). By invitations_pending_email_idx.
+// the email's (a new invitation replaces that one). By
+// invitations_pending_email_idx.
 const Statement kPendingOthers{"invitations_pending_others",
                                "SELECT count(*) AS pending FROM invitations "
                                "WHERE tenant_id = $1 AND status = 'pending' AND expires_at > now() "
@@ -168,18 +178,21 @@ Result<Response> invitations_create(Ctx& ctx) {
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
   std::string secret = invitation_secret_generate();
-  // Round trip 1: the session check, the tenant locked, the caller asked
-  // again (one being demoted at this moment must not invite afterwards) and
-  // the pending invitations counted. 2: the invitation, COMMIT.
+  // Round trip 1: the session check, the tenant's turn at its invitations
+  // taken, the tenant locked, the caller asked again (one being demoted at
+  // this moment must not invite afterwards) and the pending invitations
+  // counted. 2: the invitation, COMMIT.
   CA_TRY(w, WriteTx::begin(ctx, access, [&](const Principal& who) {
-           Queries checks = lock_tenant_as_admin(tenant_id, who.user_id);
+           Queries checks{{&kTakeTurn, {tenant_id}}};
+           Queries admin = lock_tenant_as_admin(tenant_id, who.user_id);
+           checks.insert(checks.end(), admin.begin(), admin.end());
            checks.push_back({&kPendingOthers, {tenant_id, email.value}});
            return checks;
          }));
-  CA_TRY(admin, still_admin(w, 0));
+  CA_TRY(admin, still_admin(w, 1));
   (void)admin;
   const int64_t max = ctx.config.invitations_max_pending_per_tenant;
-  if (w.check(2).rows().int64(0, "pending") >= max) {  // rolled back
+  if (w.check(3).rows().int64(0, "pending") >= max) {  // rolled back
     return Error::limit_reached("pending invitations per tenant", max,
                                 "INVITATIONS_MAX_PENDING_PER_TENANT");
   }

@@ -214,6 +214,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       int_env(program, "TENANT_BUSY_MS_PER_SECOND", c.tenant_busy_ms_per_second, 0, 1000000);
   c.tenant_answer_bytes_per_second = int_env(program, "TENANT_ANSWER_BYTES_PER_SECOND",
                                              c.tenant_answer_bytes_per_second, 0, 1LL << 30);
+  c.tenant_requests_in_progress =
+      int_env(program, "TENANT_REQUESTS_IN_PROGRESS", c.tenant_requests_in_progress, 0, 10000);
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");
   if (needs == ConfigNeeds::kDatabaseAndSecret) {

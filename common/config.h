@@ -55,6 +55,8 @@ struct Config {
   // burst; over it, 429 with Retry-After. 0 turns either off.
   int64_t tenant_busy_ms_per_second = 1000;
   int64_t tenant_answer_bytes_per_second = 8 * 1024 * 1024;
+  // Requests of one tenant served at once per handler process; more get 429.
+  int64_t tenant_requests_in_progress = 3;
   std::string push_gateway_url;
   std::string push_gateway_token;
   // Handlers: who may GET /metrics (METRICS_ALLOW, the list nginx renders

@@ -48,10 +48,13 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
   req.params = std::move(m.params);
   log_request_context().route = m.pattern;
+  TenantInProgress::Slot slot;
   if (int64_t tenant = named_tenant(req, m)) {
     if (int64_t wait = tenant_budget().wait_seconds(tenant, TenantBudget::Clock::now())) {
       return respond(Error::too_many_requests("Too many requests", wait), m.error_style);
     }
+    slot = tenant_in_progress().enter(tenant);
+    if (!slot) return respond(Error::too_many_requests("Too many requests", 1), m.error_style);
   }
   Ctx ctx{req, db, config};
   if (m.idempotent && req.idempotency_key) {

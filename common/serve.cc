@@ -84,7 +84,8 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   crypto_init();
   json_arena_install();
   tenant_budget_configure({.busy_ms_per_second = config.tenant_busy_ms_per_second,
-                           .bytes_per_second = config.tenant_answer_bytes_per_second});
+                           .bytes_per_second = config.tenant_answer_bytes_per_second},
+                          config.tenant_requests_in_progress);
   // Argon2id borrows 64 MiB per login. A fixed mmap threshold makes such
   // blocks go back to the kernel when freed (glibc's dynamic threshold would
   // keep them in the heap), and two arenas bound per-thread heap growth.

@@ -76,20 +76,51 @@ void TenantBudget::forget_full_buckets(Clock::time_point now) {
   }
 }
 
+void TenantInProgress::Slot::release() {
+  if (owner_ != nullptr) owner_->leave(tenant_);
+  owner_ = nullptr;
+}
+
+TenantInProgress::Slot TenantInProgress::enter(int64_t tenant) {
+  if (limit_ <= 0) return Slot(this, tenant);
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t& n = counts_[tenant];
+  if (n >= limit_) return Slot();
+  ++n;
+  return Slot(this, tenant);
+}
+
+void TenantInProgress::leave(int64_t tenant) {
+  if (limit_ <= 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = counts_.find(tenant);
+  if (it != counts_.end() && --it->second <= 0) counts_.erase(it);
+}
+
 namespace {
-std::unique_ptr<TenantBudget>& configured() {
+std::unique_ptr<TenantBudget>& configured_budget() {
   static std::unique_ptr<TenantBudget> budget;
   return budget;
 }
+std::unique_ptr<TenantInProgress>& configured_in_progress() {
+  static std::unique_ptr<TenantInProgress> in_progress;
+  return in_progress;
+}
 }  // namespace
 
-void tenant_budget_configure(TenantBudgetSettings settings) {
-  configured() = std::make_unique<TenantBudget>(settings);
+void tenant_budget_configure(TenantBudgetSettings settings, int64_t requests_in_progress) {
+  configured_budget() = std::make_unique<TenantBudget>(settings);
+  configured_in_progress() = std::make_unique<TenantInProgress>(requests_in_progress);
 }
 
 TenantBudget& tenant_budget() {
   static TenantBudget off{TenantBudgetSettings{}};
-  return configured() ? *configured() : off;
+  return configured_budget() ? *configured_budget() : off;
+}
+
+TenantInProgress& tenant_in_progress() {
+  static TenantInProgress off{0};
+  return configured_in_progress() ? *configured_in_progress() : off;
 }
 
 }  // namespace ca

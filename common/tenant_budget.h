@@ -66,9 +66,59 @@ class TenantBudget {
   std::unordered_map<int64_t, Bucket> buckets_;
 };
 
-// The process's budget: configured once by serve() before any request,
-// off until then.
-void tenant_budget_configure(TenantBudgetSettings settings);
+// Requests of one tenant being served at once in a process, at most
+// `limit` (0: no limit). A budget bounds what a tenant spends per second,
+// not how many of a process's threads it holds at one moment: a client
+// with many connections could still fill every thread with its slowest
+// requests, and another tenant's request would wait for one. Counted by
+// the tenant a request names, before anything is verified, for as long as
+// it is served (a request naming another tenant with a bad token holds a
+// slot for the microseconds its refusal takes).
+class TenantInProgress {
+ public:
+  explicit TenantInProgress(int64_t limit) : limit_(limit) {}
+
+  // A slot of `tenant`'s, held until the Slot goes; empty (false) when the
+  // tenant already has `limit` requests in progress.
+  class Slot {
+   public:
+    Slot() = default;
+    Slot(Slot&& o) noexcept : owner_(o.owner_), tenant_(o.tenant_) { o.owner_ = nullptr; }
+    Slot& operator=(Slot&& o) noexcept {
+      if (this != &o) {
+        release();
+        owner_ = o.owner_;
+        tenant_ = o.tenant_;
+        o.owner_ = nullptr;
+      }
+      return *this;
+    }
+    Slot(const Slot&) = delete;
+    ~Slot() { release(); }
+    explicit operator bool() const { return owner_ != nullptr; }
+
+   private:
+    friend class TenantInProgress;
+    Slot(TenantInProgress* owner, int64_t tenant) : owner_(owner), tenant_(tenant) {}
+    void release();
+    TenantInProgress* owner_ = nullptr;
+    int64_t tenant_ = 0;
+  };
+  Slot enter(int64_t tenant);
+  int64_t limit() const { return limit_; }
+
+ private:
+  void leave(int64_t tenant);
+
+  const int64_t limit_;
+  std::mutex mu_;
+  std::unordered_map<int64_t, int64_t> counts_;  // only tenants with requests in progress
+};
+
+// The process's budget and in-progress limit: configured once by serve()
+// before any request, off until then.
+void tenant_budget_configure(TenantBudgetSettings settings, int64_t requests_in_progress);
 TenantBudget& tenant_budget();
+TenantInProgress& tenant_in_progress();
 
 }  // namespace ca

@@ -36,10 +36,12 @@ std::string fcgi_length(size_t n) {
 }
 
 OwnHandler::OwnHandler(const std::string& executable, const std::string& tag,
-                       const std::map<std::string, std::string>& overrides)
+                       const std::map<std::string, std::string>& overrides, int threads)
     : socket_(state_dir() + "/run/" + tag + "-" + std::to_string(getpid()) + ".sock"),
       log_(state_dir() + "/log/" + tag + "-" + std::to_string(getpid()) + ".log") {
-  pid_ = start_with_stack_env(executable + " --threads 1 --socket " + socket_, log_, overrides);
+  pid_ = start_with_stack_env(
+      executable + " --threads " + std::to_string(threads) + " --socket " + socket_, log_,
+      overrides);
   auto deadline = std::chrono::steady_clock::now() + 20s;
   while (pid_ > 0 && std::chrono::steady_clock::now() < deadline) {
     int fd = connect_socket();

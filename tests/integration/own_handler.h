@@ -44,7 +44,7 @@ class OwnHandler {
   // `executable` is a handler of build/ (e.g. "commerce-admin-webhooks");
   // `tag` names its socket and log in the stack's state directory.
   OwnHandler(const std::string& executable, const std::string& tag,
-             const std::map<std::string, std::string>& overrides);
+             const std::map<std::string, std::string>& overrides, int threads = 1);
   ~OwnHandler();
   OwnHandler(const OwnHandler&) = delete;
   OwnHandler& operator=(const OwnHandler&) = delete;

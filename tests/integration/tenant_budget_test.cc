@@ -6,6 +6,7 @@
 
 #include <regex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "own_handler.h"
@@ -152,6 +153,48 @@ TEST(TenantBudget, ATenantOutOfAnswerBytesIsRefused) {
   EXPECT_LE(served, 18);
   EXPECT_EQ(refused.answer.body, kTooMany);
   EXPECT_EQ(retry_after(refused), 1);
+}
+
+TEST(TenantBudget, ATenantWithTooManyRequestsInProgressIsRefusedAndAnotherIsServed) {
+  // One request per tenant at a time, three threads.
+  OwnHandler handler("commerce-admin-products", "in-progress",
+                     {{"TENANT_REQUESTS_IN_PROGRESS", "1"}}, 3);
+  std::string admin = admin_token();
+  Scope busy = fresh_scope(admin);
+  Scope other = fresh_scope(admin);
+  HttpResponse created =
+      http("POST", "/api/v2/admin/products", busy.call(R"({"name":"p","price":1})"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = to_string(created.integer("id"));
+
+  // A transaction of the test's holds the product: the handler's update of
+  // it waits, in progress, until the transaction ends.
+  PgConn conn = connect_database();
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM products WHERE tenant_id = " + busy.tid() +
+                                      " AND id = " + id + " FOR UPDATE"));
+  OwnFullAnswer update;
+  std::thread waiting([&] {
+    update = handler.call_full({.method = "POST",
+                                .uri = "/api/v2/admin/products/" + id,
+                                .token = busy.token,
+                                .body = R"({"name":"renamed"})",
+                                .params = {{"HTTP_X_TENANT_ID", busy.tid()}}});
+  });
+  bool waited = wait_for_lock_wait("%UPDATE products%");
+
+  OwnFullAnswer refused = handler.call_full(list_products(busy));
+  OwnAnswer served = handler.call(list_products(other));
+  ASSERT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
+  waiting.join();
+  ASSERT_TRUE(waited) << "the update never waited for the test's lock";
+  EXPECT_EQ(refused.answer.status, "Status: 429 Too Many Requests");
+  EXPECT_EQ(refused.answer.body, kTooMany);
+  EXPECT_EQ(retry_after(refused), 1);
+  EXPECT_EQ(served.status, "Status: 200 OK") << served.body;
+  EXPECT_EQ(update.answer.status, "Status: 200 OK") << update.answer.body;
+  // The slot is given back with the answer.
+  EXPECT_EQ(handler.call(list_products(busy)).status, "Status: 200 OK");
 }
 
 }  // namespace

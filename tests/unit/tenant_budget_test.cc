@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <utility>
+#include <vector>
 
 namespace ca {
 namespace {
@@ -73,6 +75,29 @@ TEST(TenantBudgetTest, AClockThatStepsBackNeverRefills) {
   const Clock::time_point t0 = Clock::now();
   budget.charge(1, milliseconds(600), 0, t0);
   EXPECT_EQ(budget.wait_seconds(1, t0 - seconds(10)), 2);
+}
+
+TEST(TenantInProgressTest, ATenantHoldsAtMostTheLimitAndSlotsComeBack) {
+  TenantInProgress in_progress(2);
+  {
+    TenantInProgress::Slot a = in_progress.enter(1);
+    TenantInProgress::Slot b = in_progress.enter(1);
+    EXPECT_TRUE(a);
+    EXPECT_TRUE(b);
+    EXPECT_FALSE(in_progress.enter(1));
+    EXPECT_TRUE(in_progress.enter(2));  // another tenant: its own count
+    TenantInProgress::Slot moved = std::move(a);
+    EXPECT_TRUE(moved);
+    EXPECT_FALSE(in_progress.enter(1));
+  }
+  EXPECT_TRUE(in_progress.enter(1));
+}
+
+TEST(TenantInProgressTest, ZeroIsNoLimit) {
+  TenantInProgress in_progress(0);
+  std::vector<TenantInProgress::Slot> slots;
+  for (int i = 0; i < 100; ++i) slots.push_back(in_progress.enter(1));
+  for (const auto& s : slots) EXPECT_TRUE(s);
 }
 
 }  // namespace

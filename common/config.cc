@@ -216,6 +216,7 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
                                              c.tenant_answer_bytes_per_second, 0, 1LL << 30);
   c.tenant_requests_in_progress =
       int_env(program, "TENANT_REQUESTS_IN_PROGRESS", c.tenant_requests_in_progress, 0, 10000);
+  c.healthz_cache_ms = int_env(program, "HEALTHZ_CACHE_MS", c.healthz_cache_ms, 0, 60000);
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");
   if (needs == ConfigNeeds::kDatabaseAndSecret) {

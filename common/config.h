@@ -57,6 +57,9 @@ struct Config {
   int64_t tenant_answer_bytes_per_second = 8 * 1024 * 1024;
   // Requests of one tenant served at once per handler process; more get 429.
   int64_t tenant_requests_in_progress = 3;
+  // How long /healthz reuses its last database probe (HEALTHZ_CACHE_MS); 0:
+  // every probe asks the database.
+  int64_t healthz_cache_ms = 1000;
   std::string push_gateway_url;
   std::string push_gateway_token;
   // Handlers: who may GET /metrics (METRICS_ALLOW, the list nginx renders

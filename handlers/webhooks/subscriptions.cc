@@ -22,13 +22,18 @@ namespace {
 #define CA_WEBHOOK_JSON \
   "ca_webhook_json(id, url, events, description, is_active, created_at) AS json"
 
-// Creates take turns per tenant: the tenant's row, locked first in the
-// create's transaction, makes a second create wait for the first to commit,
-// so its count (a statement of its own, hence a snapshot taken after the
-// lock) sees the first one's row. NO KEY UPDATE: foreign keys' KEY SHARE
-// locks on the tenant (every insert of the tenant's rows) do not wait.
-const Statement kLockTenant{"webhooks_lock_tenant",
-                            "SELECT 1 FROM tenants WHERE id = $1 FOR NO KEY UPDATE"};
+// Creates take turns per tenant at a row of cap_locks (sql/039) on the
+// tenant's own shard, taken first in the create's transaction with an
+// upsert that changes nothing: a second create waits for the first to
+// commit, so its count (a statement of its own, hence a snapshot taken after
+// the lock) sees the first one's row. Not the tenants row: on Citus that is
+// a reference table's, whose lock can be released before the other create's
+// row is visible on the tenant's worker (decision 0060).
+const Statement kTakeTurn{"webhooks_take_turn",
+                          "INSERT INTO cap_locks AS l (tenant_id, collection) "
+                          "VALUES ($1, 'webhook subscriptions') "
+                          "ON CONFLICT (tenant_id, collection) DO UPDATE SET collection = "
+                          "l.collection"};
 
 // $6: WEBHOOKS_MAX_PER_TENANT. No row when the tenant has that many live
 // subscriptions already: nothing is written.
@@ -156,11 +161,11 @@ Result<Response> webhooks_create(Ctx& ctx) {
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::string secret = webhook_secret_generate();
   const int64_t max = ctx.config.webhooks_max_per_tenant;
-  // Round trip 2: the session check again, the tenant locked, the insert
-  // under the cap, in one transaction.
+  // Round trip 2: the session check again, the tenant's turn taken, the
+  // insert under the cap, in one transaction.
   CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
            return Queries{
-               {&kLockTenant, {tenant_id}},
+               {&kTakeTurn, {tenant_id}},
                {&kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc, max}}};
          }));
   Rows& r = w.results[1].rows();

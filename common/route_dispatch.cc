@@ -23,12 +23,16 @@ Result<Response> call_handler(Handler handler, Ctx& ctx) {
 // The tenant a request names, before anything is verified: its X-Tenant-ID,
 // or the {tenantId} of its path; 0 for none. Only used to refuse a request
 // early while that tenant's budget is spent (common/tenant_budget.h).
+// A route with the tenant in its path ({tenantId}, always the first
+// parameter) names that tenant whatever X-Tenant-ID says: those handlers
+// ignore the header, and a header naming another tenant must not move the
+// check off the tenant the request is served for.
 int64_t named_tenant(const Request& req, const RouteMatch& m) {
-  if (req.has_tenant_header) return parse_id(req.tenant_header);
   std::string_view pattern = m.pattern != nullptr ? m.pattern : "";
-  if (!req.params.empty() && pattern.find("{tenantId}") != std::string_view::npos) {
-    return req.params[0];
+  if (pattern.find("{tenantId}") != std::string_view::npos) {
+    return req.params.empty() ? 0 : req.params[0];
   }
+  if (req.has_tenant_header) return parse_id(req.tenant_header);
   return 0;
 }
 

@@ -83,9 +83,17 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   }
   crypto_init();
   json_arena_install();
+  // One tenant may hold all threads but one: a limit at or above the thread
+  // count would protect nothing, so it is lowered (and said so).
+  int64_t in_progress = config.tenant_requests_in_progress;
+  if (in_progress > 0 && opt.threads > 1 && in_progress > opt.threads - 1) {
+    in_progress = opt.threads - 1;
+    log_info("TENANT_REQUESTS_IN_PROGRESS lowered to %lld: one less than the %d threads",
+             static_cast<long long>(in_progress), opt.threads);
+  }
   tenant_budget_configure({.busy_ms_per_second = config.tenant_busy_ms_per_second,
                            .bytes_per_second = config.tenant_answer_bytes_per_second},
-                          config.tenant_requests_in_progress);
+                          in_progress);
   // Argon2id borrows 64 MiB per login. A fixed mmap threshold makes such
   // blocks go back to the kernel when freed (glibc's dynamic threshold would
   // keep them in the heap), and two arenas bound per-thread heap growth.

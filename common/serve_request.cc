@@ -59,6 +59,8 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
   Request req = request_from_fcgi(r);
   log_request_begin(req.request_id);
   Response resp;
+  // When this request's own work starts (set once it has a connection):
+  // what its tenant is charged from (common/tenant_budget.h).
   auto dispatched = std::chrono::steady_clock::now();
   // Every cJSON value of the request (parsed body, response tree) lives and
   // dies inside this scope; the response leaves it as text.
@@ -66,6 +68,7 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
   if (read_body(r, &req.body)) {
     // The connection is held for the handler only, not while writing.
     DbPool::Lease db = pool.acquire();
+    dispatched = std::chrono::steady_clock::now();
     (*db).set_request_deadline(started + kRequestDeadline);
     resp = dispatch(router, req, *db, config);
   } else {

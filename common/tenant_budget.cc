@@ -60,9 +60,15 @@ void TenantBudget::charge(int64_t tenant, Clock::duration took, size_t answer_by
   if (buckets_.size() >= kMaxTracked && buckets_.count(tenant) == 0) forget_full_buckets(now);
   Bucket& b = refilled(tenant, now);
   // Debt is bounded by one full bucket: the longest a tenant waits after
-  // one enormous request is kBurstSeconds (or the bytes bucket's time).
-  b.ms = std::max(-ms_capacity_, b.ms - std::chrono::duration<double, std::milli>(took).count());
-  b.bytes = std::max(-bytes_capacity_, b.bytes - static_cast<double>(answer_bytes));
+  // one enormous request is kBurstSeconds (or the bytes bucket's time). A
+  // budget that is off is never charged, so its bucket stays full and an
+  // idle tenant can be forgotten.
+  if (settings_.busy_ms_per_second > 0) {
+    b.ms = std::max(-ms_capacity_, b.ms - std::chrono::duration<double, std::milli>(took).count());
+  }
+  if (settings_.bytes_per_second > 0) {
+    b.bytes = std::max(-bytes_capacity_, b.bytes - static_cast<double>(answer_bytes));
+  }
 }
 
 void TenantBudget::forget_full_buckets(Clock::time_point now) {

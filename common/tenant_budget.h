@@ -49,6 +49,11 @@ class TenantBudget {
   static constexpr double kMinBytesBurst = 16.0 * 1024 * 1024;
   // Tenants remembered before full (idle) buckets are forgotten.
   static constexpr size_t kMaxTracked = 100000;
+  // Tenants tracked now (for tests).
+  size_t tracked() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return buckets_.size();
+  }
 
  private:
   struct Bucket {

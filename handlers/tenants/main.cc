@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
                         {
                             {"GET", "/api/v2/admin/tenants", ca::tenants_list},
                             {"POST", "/api/v2/admin/tenants", ca::tenants_create, ca::kIdempotent},
-                            {"GET", "/api/v2/admin/tenants/{id}", ca::tenants_read},
-                            {"POST", "/api/v2/admin/tenants/{id}", ca::tenants_update},
+                            {"GET", "/api/v2/admin/tenants/{tenantId}", ca::tenants_read},
+                            {"POST", "/api/v2/admin/tenants/{tenantId}", ca::tenants_update},
                         });
 }

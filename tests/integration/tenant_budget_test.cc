@@ -76,6 +76,23 @@ TEST(TenantBudget, ATenantOutOfRequestTimeIsRefusedAndAnotherIsServed) {
   EXPECT_EQ(handler.call(list_products(spender)).status, "Status: 200 OK");
 }
 
+TEST(TenantBudget, APathTenantRouteIsCheckedForItsPathsTenantWhateverXTenantIdSays) {
+  OwnHandler handler("commerce-admin-webhooks", "budget-path",
+                     {{"TENANT_BUSY_MS_PER_SECOND", "1"}, {"TENANT_ANSWER_BYTES_PER_SECOND", "0"}});
+  std::string admin = admin_token();
+  Scope spender = fresh_scope(admin);
+  Scope other = fresh_scope(admin);
+  OwnCall list{
+      .method = "GET", .uri = "/api/v2/admin/webhooks/" + spender.tid(), .token = spender.token};
+  OwnFullAnswer refused;
+  ASSERT_GE(served_until_refused(handler, list, 200, &refused), 1);
+  // The header names a tenant with a full budget; the path's is spent.
+  list.params = {{"HTTP_X_TENANT_ID", other.tid()}};
+  OwnAnswer a = handler.call(list);
+  EXPECT_EQ(a.status, "Status: 429 Too Many Requests") << a.body;
+  EXPECT_EQ(a.body, kTooMany);
+}
+
 TEST(TenantBudget, RequestsNamingATenantWithoutBeingVerifiedForItCostItNothing) {
   OwnHandler handler("commerce-admin-products", "budget-unverified",
                      {{"TENANT_BUSY_MS_PER_SECOND", "1"}, {"TENANT_ANSWER_BYTES_PER_SECOND", "0"}});

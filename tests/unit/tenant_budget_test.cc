@@ -77,6 +77,18 @@ TEST(TenantBudgetTest, AClockThatStepsBackNeverRefills) {
   EXPECT_EQ(budget.wait_seconds(1, t0 - seconds(10)), 2);
 }
 
+TEST(TenantBudgetTest, WithOneBudgetOffIdleTenantsAreStillForgotten) {
+  TenantBudget budget({.busy_ms_per_second = 1000, .bytes_per_second = 0});
+  const Clock::time_point t0 = Clock::now();
+  for (size_t t = 1; t <= TenantBudget::kMaxTracked; ++t) {
+    budget.charge(static_cast<int64_t>(t), milliseconds(1), 1000, t0);
+  }
+  EXPECT_EQ(budget.tracked(), TenantBudget::kMaxTracked);
+  // Later every bucket is full again: a new tenant makes room by forgetting them.
+  budget.charge(0, milliseconds(1), 1000, t0 + seconds(1));
+  EXPECT_EQ(budget.tracked(), 1u);
+}
+
 TEST(TenantInProgressTest, ATenantHoldsAtMostTheLimitAndSlotsComeBack) {
   TenantInProgress in_progress(2);
   {

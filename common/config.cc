@@ -200,6 +200,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       static_cast<int>(int_env(program, "ADDRESSES_MAX_PER_USER", 100, 1, 100000));
   c.idempotency_keys_max_per_user =
       static_cast<int>(int_env(program, "IDEMPOTENCY_KEYS_MAX_PER_USER", 10000, 1, 10000000));
+  c.memberships_max_per_user =
+      static_cast<int>(int_env(program, "MEMBERSHIPS_MAX_PER_USER", 100, 1, 100000));
   c.db_statement_timeout_seconds =
       static_cast<int>(int_env(program, "DB_STATEMENT_TIMEOUT_SECONDS", 20, 1, 25));
   c.retention_days = static_cast<int>(int_env(program, "RETENTION_DAYS", 30, 0, 36500));

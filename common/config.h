@@ -37,6 +37,10 @@ struct Config {
   int invitations_max_pending_per_tenant = 100;
   int addresses_max_per_user = 100;
   int idempotency_keys_max_per_user = 10000;
+  // Tenants one user may belong to (MEMBERSHIPS_MAX_PER_USER): accepting an
+  // invitation or creating a tenant beyond it answers 422, which bounds GET
+  // /tenants (docs/decisions/0061-memberships-per-user-cap.md).
+  int memberships_max_per_user = 100;
   // Handlers' statements (serve loop) only; under nginx's fastcgi_read_timeout (30 s).
   int db_statement_timeout_seconds = 20;
   // Per-account login limit (handlers/auth/login.cc): after this many failed

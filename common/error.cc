@@ -128,10 +128,13 @@ Error Error::invalid(FieldErrors fields) {
   e.fields = std::move(fields);
   return e;
 }
+std::string Error::limit_message(std::string_view what, int64_t max, std::string_view setting) {
+  return "The limit of " + std::to_string(max) + " " + std::string(what) + " is reached (" +
+         std::string(setting) + ").";
+}
 Error Error::limit_reached(std::string_view what, int64_t max, std::string_view setting) {
   FieldErrors fields;
-  fields.add("limit", "The limit of " + std::to_string(max) + " " + std::string(what) +
-                          " is reached (" + std::string(setting) + ").");
+  fields.add("limit", limit_message(what, max, setting));
   return invalid(std::move(fields));
 }
 Error Error::too_many_requests(std::string message, int64_t retry_after_seconds) {
@@ -182,6 +185,12 @@ Error Error::database(const DbError& error) {
   // its message is the answer's.
   if (error.sqlstate == "CA400") return bad_request(error.message);
   if (error.sqlstate == "CA409") return conflict(error.message);
+  // A cap the statement counted (limit_message()): 422 under "limit".
+  if (error.sqlstate == "CA422") {
+    FieldErrors fields;
+    fields.add("limit", error.message);
+    return invalid(std::move(fields));
+  }
   return internal("database [" + error.sqlstate + "] " + error.message);
 }
 

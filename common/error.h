@@ -95,6 +95,9 @@ struct Error {
   // 20, "WEBHOOKS_MAX_PER_TENANT"): "The limit of 20 webhook subscriptions
   // per tenant is reached (WEBHOOKS_MAX_PER_TENANT)."
   static Error limit_reached(std::string_view what, int64_t max, std::string_view setting);
+  // limit_reached()'s field error alone, for a statement that refuses with
+  // it (ca_refuse('CA422', ...), sql/014): database() answers it as above.
+  static std::string limit_message(std::string_view what, int64_t max, std::string_view setting);
   static Error too_many_requests(std::string message, int64_t retry_after_seconds);
   static Error client_closed(std::string message);
   // Logs `what` now (it is never sent to the client).

@@ -12,6 +12,7 @@
 #include "json_rendered.h"
 #include "member_json.h"
 #include "members.h"
+#include "membership_cap.h"
 #include "page_rows.h"
 #include "password.h"
 #include "validate.h"
@@ -272,17 +273,24 @@ Result<Response> invitations_accept(Ctx& ctx) {
     if (!password_hashed) return Error::internal("password hashing failed");
   }
 
-  // An existing account: its session check and the accept, one round trip;
-  // a new one: the accept alone (Access::anyone(), common/write.h), after
-  // the check above. The refusals come from the statement (kAccept).
+  // An existing account: its session check, its memberships cap (the
+  // tenants it belongs to besides this one; membership_cap.h) and the
+  // accept, one round trip; a new one (no membership yet): the accept alone
+  // (Access::anyone(), common/write.h), after the check above. The
+  // refusals come from the statements (the cap's 422, kAccept's).
   CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
-           return Queries{
+           Queries q;
+           if (has_account) {
+             q = membership_cap_checks(who.user_id, tenant_id, ctx.config.memberships_max_per_user);
+           }
+           q.push_back(
                {&kAccept,
                 {tenant_id, parsed->invitation_id, hash, has_account ? Param(who.user_id) : Param(),
                  has_account ? Param() : Param(name.value), password_hashed,
-                 invalid_invitation().message, "You are already a member of this tenant"}}};
+                 invalid_invitation().message, "You are already a member of this tenant"}});
+           return q;
          }));
-  return member_response(201, "Invitation accepted", w.results[0].rows().text(0, "member"));
+  return member_response(201, "Invitation accepted", w.results.back().rows().text(0, "member"));
 }
 
 }  // namespace ca

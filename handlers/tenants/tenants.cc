@@ -5,6 +5,7 @@
 #include "db.h"
 #include "error.h"
 #include "json_rendered.h"
+#include "membership_cap.h"
 #include "page_rows.h"
 #include "settings.h"
 #include "validate.h"
@@ -85,13 +86,18 @@ Result<Response> tenants_create(Ctx& ctx) {
     name = in.str("name", {.required = true, .trim = true, .max = 255});
   }
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
-  // The session check, the lock and the insert: one round trip (common/write.h).
+  // The session check, the memberships cap (the creator becomes a member:
+  // membership_cap.h, its turn first), the lock and the insert: one round
+  // trip (common/write.h).
   const int64_t max = ctx.config.tenants_max_per_user;
-  CA_TRY(
-      w, write_once(ctx, Access::session(), [&](const Principal& who) {
-        return Queries{{&kLockCreator, {who.user_id}}, {&kCreate, {name.value, who.user_id, max}}};
-      }));
-  const Rows& created = w.results[1].rows();
+  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+           Queries q = membership_cap_checks(who.user_id, std::nullopt,
+                                             ctx.config.memberships_max_per_user);
+           q.push_back({&kLockCreator, {who.user_id}});
+           q.push_back({&kCreate, {name.value, who.user_id, max}});
+           return q;
+         }));
+  const Rows& created = w.results.back().rows();
   if (created.empty()) {
     return Error::limit_reached("tenants created per user", max, "TENANTS_MAX_PER_USER");
   }

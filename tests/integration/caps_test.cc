@@ -290,6 +290,150 @@ TEST(Caps, AnInviteWaitsForTheTenantsOtherInviteAndCountsItsInvitation) {
   EXPECT_EQ(live_pending(s), to_string(max));
 }
 
+// --- memberships per user ---------------------------------------------------------------
+
+const std::string kAcceptPath = "/api/v2/admin/invitations/accept";
+
+std::string memberships_of(const TestUser& u) {
+  return count("SELECT count(*) FROM memberships WHERE user_id = " + to_string(u.id));
+}
+
+std::string member_of(int64_t tenant, const TestUser& u) {
+  return count("SELECT count(*) FROM memberships WHERE tenant_id = " + to_string(tenant) +
+               " AND user_id = " + to_string(u.id));
+}
+
+// `n` more memberships of `u`, in tenants of their own written with SQL.
+void prefill_memberships(const TestUser& u, int64_t n) {
+  const std::string marker = unique("caps memberships");
+  sql("INSERT INTO tenants (name) SELECT '" + marker + "' FROM generate_series(1, " + to_string(n) +
+      ")");
+  sql("INSERT INTO memberships (tenant_id, user_id, role) SELECT id, " + to_string(u.id) +
+      ", 'MEMBER' FROM tenants WHERE name = '" + marker + "'");
+}
+
+// A new tenant of `admin` with a pending invitation of `u`; its token.
+std::pair<int64_t, std::string> tenant_inviting(const std::string& admin, const TestUser& u) {
+  const int64_t tenant = create_tenant(admin, unique("caps-joinable"));
+  HttpResponse r =
+      http("POST", invite_path(tenant),
+           {.token = admin, .body = R"({"email":)" + json_text(u.email) + R"(,"role":"MEMBER"})"});
+  EXPECT_EQ(r.status, 201) << r.body;
+  return {tenant, r.str("token")};
+}
+
+HttpResponse accept(const TestUser& u, const std::string& invitation_token) {
+  return http("POST", kAcceptPath,
+              {.token = u.token, .body = R"({"token":)" + json_text(invitation_token) + "}"});
+}
+
+std::string memberships_limit(int64_t max) {
+  return limit_body(max, "memberships per user", "MEMBERSHIPS_MAX_PER_USER");
+}
+
+// However a user joins a tenant (an invitation accepted, a tenant created),
+// the tenants they belong to stop at the cap; leaving one frees a slot.
+TEST(Caps, MembershipsOfOneUserStopAtTheCapForAcceptsAndCreates) {
+  const int64_t max = cap("MEMBERSHIPS_MAX_PER_USER", 100);
+  std::string admin = admin_token();
+  TestUser u = fresh_user(admin);  // a member of one tenant
+  prefill_memberships(u, max - 2);
+  ASSERT_EQ(memberships_of(u), to_string(max - 1));
+
+  auto [last, last_token] = tenant_inviting(admin, u);
+  HttpResponse joined = accept(u, last_token);
+  ASSERT_EQ(joined.status, 201) << joined.body;
+  ASSERT_EQ(memberships_of(u), to_string(max));
+
+  // An invitation accepted over the cap: nothing written, the invitation
+  // still pending, the user's current tenant unchanged, no event.
+  auto [over, over_token] = tenant_inviting(admin, u);
+  expect_body(accept(u, over_token), 422, memberships_limit(max));
+  EXPECT_EQ(member_of(over, u), "0");
+  EXPECT_EQ(count("SELECT status FROM invitations WHERE tenant_id = " + to_string(over)),
+            "pending");
+  EXPECT_EQ(count("SELECT count(*) FROM events WHERE tenant_id = " + to_string(over) +
+                  " AND type = 'user.registered'"),
+            "0");
+  EXPECT_EQ(count("SELECT tenant_id FROM users WHERE id = " + to_string(u.id)), to_string(last));
+
+  // A tenant created over the cap (its creator would be its member): none.
+  const std::string name = unique("over the memberships cap");
+  expect_body(http("POST", kTenants, {.token = u.token, .body = tenant_body(name)}), 422,
+              memberships_limit(max));
+  EXPECT_EQ(count("SELECT count(*) FROM tenants WHERE name = '" + name + "'"), "0");
+  EXPECT_EQ(memberships_of(u), to_string(max));
+
+  // Removed from a tenant, the user may join one more, and no second.
+  ASSERT_EQ(http("DELETE", invite_path(last) + "/" + to_string(u.id), {.token = admin}).status,
+            200);
+  HttpResponse again = accept(u, over_token);
+  EXPECT_EQ(again.status, 201) << again.body;
+  EXPECT_EQ(member_of(over, u), "1");
+  expect_body(http("POST", kTenants, {.token = u.token, .body = tenant_body(name)}), 422,
+              memberships_limit(max));
+  EXPECT_EQ(memberships_of(u), to_string(max));
+}
+
+// Accepts and creates of one user at once for the last slot: each takes the
+// user's turn before counting, so exactly one gets it.
+TEST(Caps, ConcurrentJoinsOfOneUserTakeTheLastSlotOnce) {
+  const int64_t max = cap("MEMBERSHIPS_MAX_PER_USER", 100);
+  std::string admin = admin_token();
+  TestUser u = fresh_user(admin);
+  prefill_memberships(u, max - 2);
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 4; ++i) tokens.push_back(tenant_inviting(admin, u).second);
+
+  auto results = http_concurrent(8, 8, [&](int i) {
+    return retried([&] {
+      if (i % 2 == 0) return accept(u, tokens[i / 2]);
+      return http("POST", kTenants, {.token = u.token, .body = tenant_body("Join race")});
+    });
+  });
+  int joined = 0;
+  for (const HttpResponse& r : results) {
+    if (r.status == 201) {
+      ++joined;
+    } else {
+      expect_body(r, 422, memberships_limit(max));
+    }
+  }
+  EXPECT_EQ(joined, 1);
+  EXPECT_EQ(memberships_of(u), to_string(max));
+}
+
+// An accept waits for the user's other join and then counts its
+// membership. The test's transaction plays the other join: it takes the
+// user's turn (membership_cap.cc: an advisory lock of the coordinator, held
+// until every node committed) and writes the last membership, which the
+// waiting accept cannot see until it commits. On Citus that membership is
+// on another shard than the counting accept's tenant.
+TEST(Caps, AnAcceptWaitsForTheUsersOtherJoinAndCountsItsMembership) {
+  const int64_t max = cap("MEMBERSHIPS_MAX_PER_USER", 100);
+  std::string admin = admin_token();
+  TestUser u = fresh_user(admin);
+  prefill_memberships(u, max - 2);
+  auto [tenant, invitation] = tenant_inviting(admin, u);
+  const int64_t other = create_tenant(admin, unique("caps-other-join"));
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT pg_advisory_xact_lock(6001, (" + to_string(u.id) +
+                                      "::bigint & 2147483647)::int)"));
+  ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO memberships (tenant_id, user_id, role) VALUES (" +
+                                      to_string(other) + ", " + to_string(u.id) + ", 'MEMBER')"));
+  std::future<HttpResponse> racing =
+      std::async(std::launch::async, [&, token = invitation] { return accept(u, token); });
+  bool waiting = wait_for_lock_wait("SELECT pg_advisory_xact_lock(6001%");
+  // EXPECT, not ASSERT: the accept must be waited for before `conn` goes.
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the accept did not wait for the user's other join";
+  expect_body(racing.get(), 422, memberships_limit(max));
+  EXPECT_EQ(member_of(tenant, u), "0");
+  EXPECT_EQ(memberships_of(u), to_string(max));
+}
+
 // --- addresses per user ------------------------------------------------------------------
 
 std::string addresses_of(const TestUser& u) {
@@ -455,6 +599,7 @@ TEST(CapsConfig, ACapOutOfRangeStopsTheHandlerWithOneLine) {
       {"INVITATIONS_MAX_PENDING_PER_TENANT", "1 to 100000"},
       {"ADDRESSES_MAX_PER_USER", "1 to 100000"},
       {"IDEMPOTENCY_KEYS_MAX_PER_USER", "1 to 10000000"},
+      {"MEMBERSHIPS_MAX_PER_USER", "1 to 100000"},
   };
   for (const auto& [setting, range] : settings) {
     for (const char* bad : {"0", "-1", "abc", "20000000"}) {

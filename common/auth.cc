@@ -224,6 +224,8 @@ Result<bool> path_tenant_exists_unless_member(Ctx& ctx, const Lookup& l, int64_t
 
 }  // namespace
 
+bool bearer_verifies(const Ctx& ctx) { return verify_bearer(ctx).ok(); }
+
 const char* role_name(Role role) { return role == Role::kAdmin ? "ADMIN" : "MEMBER"; }
 
 std::optional<Role> role_parse(std::string_view text) {

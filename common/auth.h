@@ -29,6 +29,10 @@ struct Principal {
 };
 
 // Token + live session; 401 otherwise.
+// True when the request's bearer token has a valid signature and has not
+// expired: no database, no session check (that comes with authenticate()).
+bool bearer_verifies(const Ctx& ctx);
+
 Result<Principal> authenticate(Ctx& ctx);
 
 // Token + membership of the tenant in `X-Tenant-ID`: 401, then 400 when the

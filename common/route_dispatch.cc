@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "auth.h"
 #include "error.h"
 #include "idempotency.h"
 #include "log.h"
@@ -52,15 +53,20 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
   req.params = std::move(m.params);
   log_request_context().route = m.pattern;
+  Ctx ctx{req, db, config};
   TenantInProgress::Slot slot;
   if (int64_t tenant = named_tenant(req, m)) {
     if (int64_t wait = tenant_budget().wait_seconds(tenant, TenantBudget::Clock::now())) {
       return respond(Error::too_many_requests("Too many requests", wait), m.error_style);
     }
-    slot = tenant_in_progress().enter(tenant);
-    if (!slot) return respond(Error::too_many_requests("Too many requests", 1), m.error_style);
+    // Only a request with a token that verifies (signature, expiry: no
+    // database) takes one of the tenant's slots: one without is answered
+    // 401 at once and must not crowd out the tenant's own requests.
+    if (tenant_in_progress().limit() > 0 && bearer_verifies(ctx)) {
+      slot = tenant_in_progress().enter(tenant);
+      if (!slot) return respond(Error::too_many_requests("Too many requests", 1), m.error_style);
+    }
   }
-  Ctx ctx{req, db, config};
   if (m.idempotent && req.idempotency_key) {
     IdempotentRequest keyed(req, db, config.idempotency_keys_max_per_user);
     ctx.idempotency = &keyed;

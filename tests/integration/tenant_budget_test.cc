@@ -202,6 +202,10 @@ TEST(TenantBudget, ATenantWithTooManyRequestsInProgressIsRefusedAndAnotherIsServ
 
   OwnFullAnswer refused = handler.call_full(list_products(busy));
   OwnAnswer served = handler.call(list_products(other));
+  // A token that does not verify takes no slot: 401 at once, not 429.
+  OwnCall bad_token = list_products(busy);
+  bad_token.token = "not-a-token";
+  OwnAnswer unverified = handler.call(bad_token);
   ASSERT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
   waiting.join();
   ASSERT_TRUE(waited) << "the update never waited for the test's lock";
@@ -209,6 +213,7 @@ TEST(TenantBudget, ATenantWithTooManyRequestsInProgressIsRefusedAndAnotherIsServ
   EXPECT_EQ(refused.answer.body, kTooMany);
   EXPECT_EQ(retry_after(refused), 1);
   EXPECT_EQ(served.status, "Status: 200 OK") << served.body;
+  EXPECT_EQ(unverified.status, "Status: 401 Unauthorized") << unverified.body;
   EXPECT_EQ(update.answer.status, "Status: 200 OK") << update.answer.body;
   // The slot is given back with the answer.
   EXPECT_EQ(handler.call(list_products(busy)).status, "Status: 200 OK");

@@ -1,5 +1,7 @@
 // The caller's addresses. They carry no tenant: a user's address serves their
 // orders in every tenant, and only its owner ever sees or uses it.
+#include <string>
+
 #include "auth.h"
 #include "config.h"
 #include "db.h"
@@ -7,6 +9,7 @@
 #include "json_rendered.h"
 #include "orders.h"
 #include "page_rows.h"
+#include "user_turn.h"
 #include "validate.h"
 #include "write.h"
 
@@ -17,21 +20,22 @@ namespace {
 #define CA_ADDRESS_JSON \
   "ca_address_json(id, street, city, country, postal_code, created_at) AS json"
 
-// The owner's row locked first, so that two creates of one user take turns
-// at kCreate's count (ADDRESSES_MAX_PER_USER; docs/decisions/0030-caps-on-
-// what-users-and-tenants-grow.md).
-const Statement kLockOwner{"addresses_lock_owner",
-                           "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE"};
+// $1 user, $2 the cap, $3 the refusal's message. Raises CA422
+// (Error::database(): 422 `limit`) when the user has $2 addresses already,
+// which rolls back the insert sent after it (ADDRESSES_MAX_PER_USER;
+// docs/decisions/0030-caps-on-what-users-and-tenants-grow.md). A statement
+// of its own after the user's turn (user_turn.h): its snapshot sees every
+// address of the user committed before. By the (user_id, id) unique index.
+const Statement kUnderCap{"addresses_under_cap",
+                          "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
+                          "END AS refused FROM addresses WHERE user_id = $1"};
 
-// $6: the cap. No row, and nothing written, when the user has $6 addresses
-// already; run after kLockOwner, its snapshot sees every address of the
-// user committed before it.
-const Statement kCreate{
-    "addresses_create",
-    "INSERT INTO addresses (user_id, street, city, country, postal_code) "
-    "SELECT $1::bigint, $2::text, $3::text, $4::text, $5::text "
-    "WHERE (SELECT count(*) FROM addresses WHERE user_id = $1::bigint) < $6::bigint "
-    "RETURNING " CA_ADDRESS_JSON};
+// A plain insert, not one conditional on a count: on Citus an insert whose
+// subquery reads a reference table takes Citus's exclusive lock of the
+// tables after its own weaker one, and two such inserts at once deadlock.
+const Statement kCreate{"addresses_create",
+                        "INSERT INTO addresses (user_id, street, city, country, postal_code) "
+                        "VALUES ($1, $2, $3, $4, $5) RETURNING " CA_ADDRESS_JSON};
 
 // Served by the (user_id, id) unique index.
 const Statement kList{"addresses_list",
@@ -51,17 +55,18 @@ Result<Response> addresses_create(Ctx& ctx) {
     postal_code = in.str("postal_code", {.required = true, .trim = true, .max = 20});
   }
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
-  // The session check, the lock and the insert: one round trip (common/write.h).
-  const int64_t max = ctx.config.addresses_max_per_user;
-  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
-           return Queries{
-               {&kLockOwner, {who.user_id}},
-               {&kCreate,
-                {who.user_id, street.value, city.value, country.value, postal_code.value, max}}};
-         }));
-  const Rows& created = w.results[1].rows();
-  if (created.empty())
-    return Error::limit_reached("addresses per user", max, "ADDRESSES_MAX_PER_USER");
+  // The session check, the user's turn, the count and the insert: one
+  // round trip (common/write.h).
+  const std::string refusal = Error::limit_message(
+      "addresses per user", ctx.config.addresses_max_per_user, "ADDRESSES_MAX_PER_USER");
+  CA_TRY(
+      w, write_once(ctx, Access::session(), [&](const Principal& who) {
+        return Queries{
+            user_turn(who.user_id),
+            {&kUnderCap, {who.user_id, ctx.config.addresses_max_per_user, refusal}},
+            {&kCreate, {who.user_id, street.value, city.value, country.value, postal_code.value}}};
+      }));
+  const Rows& created = w.results[2].rows();
   return Response::json(201, json_rendered(created, 0));
 }
 

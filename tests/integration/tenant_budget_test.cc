@@ -47,10 +47,15 @@ int served_until_refused(const OwnHandler& handler, const OwnCall& call, int lim
   return -1;
 }
 
+// A handler of the test's own with 1 ms of request time per tenant per
+// second (a burst of 4 ms: a few requests) and no bytes budget.
+OwnHandler handler_with_a_time_budget(const std::string& executable, const std::string& tag) {
+  return OwnHandler(executable, tag,
+                    {{"TENANT_BUSY_MS_PER_SECOND", "1"}, {"TENANT_ANSWER_BYTES_PER_SECOND", "0"}});
+}
+
 TEST(TenantBudget, ATenantOutOfRequestTimeIsRefusedAndAnotherIsServed) {
-  // 1 ms of request time per second: a burst of 4 ms, a few requests.
-  OwnHandler handler("commerce-admin-products", "budget-time",
-                     {{"TENANT_BUSY_MS_PER_SECOND", "1"}, {"TENANT_ANSWER_BYTES_PER_SECOND", "0"}});
+  OwnHandler handler = handler_with_a_time_budget("commerce-admin-products", "budget-time");
   std::string admin = admin_token();
   Scope spender = fresh_scope(admin);
   Scope other = fresh_scope(admin);
@@ -77,8 +82,7 @@ TEST(TenantBudget, ATenantOutOfRequestTimeIsRefusedAndAnotherIsServed) {
 }
 
 TEST(TenantBudget, APathTenantRouteIsCheckedForItsPathsTenantWhateverXTenantIdSays) {
-  OwnHandler handler("commerce-admin-webhooks", "budget-path",
-                     {{"TENANT_BUSY_MS_PER_SECOND", "1"}, {"TENANT_ANSWER_BYTES_PER_SECOND", "0"}});
+  OwnHandler handler = handler_with_a_time_budget("commerce-admin-webhooks", "budget-path");
   std::string admin = admin_token();
   Scope spender = fresh_scope(admin);
   Scope other = fresh_scope(admin);
@@ -94,8 +98,7 @@ TEST(TenantBudget, APathTenantRouteIsCheckedForItsPathsTenantWhateverXTenantIdSa
 }
 
 TEST(TenantBudget, RequestsNamingATenantWithoutBeingVerifiedForItCostItNothing) {
-  OwnHandler handler("commerce-admin-products", "budget-unverified",
-                     {{"TENANT_BUSY_MS_PER_SECOND", "1"}, {"TENANT_ANSWER_BYTES_PER_SECOND", "0"}});
+  OwnHandler handler = handler_with_a_time_budget("commerce-admin-products", "budget-unverified");
   std::string admin = admin_token();
   Scope victim = fresh_scope(admin);
   Scope elsewhere = fresh_scope(admin);

@@ -4,21 +4,10 @@
 #include <string>
 
 #include "error.h"
+#include "user_turn.h"
 
 namespace ca {
 namespace {
-
-// The user's turn: a transaction-scoped advisory lock (class 6001, the
-// user's id in 31 bits; two users sharing them only wait for each other).
-// Not a row: a user's memberships are on every shard (Citus), and a lock on
-// one shard's or on a reference table's row can be released before the
-// other write's membership is visible on its own shard. This lock is the
-// coordinator's own, released only after every worker's part of the other
-// write committed. Taken first, before any row lock of the user (the
-// tenant create's, the accept's update of users), so two writes never take
-// them in opposite orders.
-const Statement kTurn{"memberships_cap_turn",
-                      "SELECT pg_advisory_xact_lock(6001, ($1::bigint & 2147483647)::int)"};
 
 // On Citus, a reference table (users, tenants) may not be written in a
 // transaction after a parallel read of a distributed table that refers to
@@ -45,7 +34,7 @@ Queries membership_cap_checks(int64_t user_id, std::optional<int64_t> joining, i
   const std::string refusal =
       Error::limit_message("memberships per user", max, "MEMBERSHIPS_MAX_PER_USER");
   return Queries{
-      {&kTurn, {user_id}}, {&kSequential, {}}, {&kUnderCap, {user_id, joining, max, refusal}}};
+      user_turn(user_id), {&kSequential, {}}, {&kUnderCap, {user_id, joining, max, refusal}}};
 }
 
 }  // namespace ca

@@ -15,9 +15,10 @@
 namespace ca {
 
 // The checks for a new membership of `user_id`, in this order before the
-// write: the turn, the Citus read mode, the count. `joining`: the tenant
-// being joined, left out of the count (already a member there, the write's
-// own answer follows: 409); none for a tenant being created.
+// write: the user's turn (user_turn.h), the Citus read mode, the count.
+// `joining`: the tenant being joined, left out of the count (already a
+// member there, the write's own answer follows: 409); none for a tenant
+// being created.
 Queries membership_cap_checks(int64_t user_id, std::optional<int64_t> joining, int64_t max);
 
 }  // namespace ca

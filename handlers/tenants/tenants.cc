@@ -1,5 +1,7 @@
 #include "tenants.h"
 
+#include <string>
+
 #include "auth.h"
 #include "config.h"
 #include "db.h"
@@ -25,25 +27,27 @@ const Statement kList{"tenants_list",
                       " FROM memberships m JOIN tenants t ON t.id = m.tenant_id "
                       "WHERE m.user_id = $1 ORDER BY t.id"};
 
-// The creator's row locked first, so that two creates of one user take
-// turns at kCreate's count (TENANTS_MAX_PER_USER; docs/decisions/0030-caps-
-// on-what-users-and-tenants-grow.md). Other changes of a user's memberships
-// lock the same row (handlers/team_members/member_write.cc).
-const Statement kLockCreator{"tenants_lock_creator",
-                             "SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE"};
+// $1 the caller, $2 the cap, $3 the refusal's message. Raises CA422
+// (Error::database(): 422 `limit`) when the caller has created $2 tenants
+// already (sql/037's created_by), which rolls back the create sent after
+// it (TENANTS_MAX_PER_USER; docs/decisions/0030-caps-on-what-users-and-
+// tenants-grow.md). A statement of its own after the user's turn (taken
+// by membership_cap_checks(), common/user_turn.h): its snapshot sees every
+// create of the caller committed before. By tenants_created_by_idx.
+const Statement kUnderCap{"tenants_under_cap",
+                          "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
+                          "END AS refused FROM tenants WHERE created_by = $1"};
 
 // One statement, so tenant, membership and the user's current tenant change
-// together. $3: the cap. No row, and nothing written, when the caller ($2)
-// has created $3 tenants already (sql/037's created_by); run after
-// kLockCreator, its snapshot sees every create of the caller before it.
+// together. A plain insert, not one conditional on a count: on Citus an
+// insert whose subquery reads a reference table takes an exclusive Citus
+// lock of it after its own weaker one, and two such inserts at once
+// deadlock.
 const Statement kCreate{
     "tenants_create",
-    "WITH t AS (INSERT INTO tenants (name, created_by) SELECT $1::text, $2::bigint "
-    "           WHERE (SELECT count(*) FROM tenants WHERE created_by = $2::bigint) < $3::bigint "
-    "           RETURNING *), "
+    "WITH t AS (INSERT INTO tenants (name, created_by) VALUES ($1, $2) RETURNING *), "
     "m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM t), "
-    "u AS (UPDATE users SET tenant_id = (SELECT id FROM t), updated_at = now() "
-    "      WHERE id = $2 AND EXISTS (SELECT 1 FROM t)) "
+    "u AS (UPDATE users SET tenant_id = (SELECT id FROM t), updated_at = now() WHERE id = $2) "
     "SELECT " CA_TENANT_JSON " FROM t"};
 
 const Statement kRead{"tenants_read", "SELECT " CA_TENANT_JSON " FROM tenants t WHERE t.id = $1"};
@@ -87,20 +91,18 @@ Result<Response> tenants_create(Ctx& ctx) {
   }
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
   // The session check, the memberships cap (the creator becomes a member:
-  // membership_cap.h, its turn first), the lock and the insert: one round
-  // trip (common/write.h).
-  const int64_t max = ctx.config.tenants_max_per_user;
+  // membership_cap.h, the user's turn first), the count of the tenants the
+  // caller created and the insert: one round trip (common/write.h).
+  const std::string refusal = Error::limit_message(
+      "tenants created per user", ctx.config.tenants_max_per_user, "TENANTS_MAX_PER_USER");
   CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
            Queries q = membership_cap_checks(who.user_id, std::nullopt,
                                              ctx.config.memberships_max_per_user);
-           q.push_back({&kLockCreator, {who.user_id}});
-           q.push_back({&kCreate, {name.value, who.user_id, max}});
+           q.push_back({&kUnderCap, {who.user_id, ctx.config.tenants_max_per_user, refusal}});
+           q.push_back({&kCreate, {name.value, who.user_id}});
            return q;
          }));
   const Rows& created = w.results.back().rows();
-  if (created.empty()) {
-    return Error::limit_reached("tenants created per user", max, "TENANTS_MAX_PER_USER");
-  }
   return Response::json(201, json_rendered(created, 0));
 }
 

@@ -52,18 +52,6 @@ std::string address_body(const std::string& street) {
          R"(,"city":"Berlin","country":"DE","postal_code":"10115"})";
 }
 
-// `send()` again while it answers 503 (on Citus, concurrent creates of one
-// user can meet in a distributed deadlock, whose victim is told to retry
-// after `Retry-After`), as a client does; the answer that is not a 503.
-HttpResponse retried(const std::function<HttpResponse()>& send) {
-  HttpResponse r = send();
-  for (int i = 0; i < 20 && r.status == 503; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    r = send();
-  }
-  return r;
-}
-
 // A user of their own: a MEMBER of a tenant of the seeded admin, creator of nothing.
 TestUser fresh_user(const std::string& admin) {
   return add_user(admin, create_tenant(admin, unique("caps-home")));
@@ -139,6 +127,35 @@ TEST(Caps, ConcurrentTenantCreatesTakeTheLastSlotOnce) {
   }
   EXPECT_EQ(created, 1);
   EXPECT_EQ(tenants_created_by(u), to_string(max));
+}
+
+// A tenant create waits for the user's other create and then counts its
+// tenant. The test's transaction plays the other create: it takes the
+// user's turn (common/user_turn.h) and writes the last tenant the user
+// created, which the waiting create cannot see until it commits.
+TEST(Caps, ATenantCreateWaitsForTheUsersOtherCreateAndCountsItsTenant) {
+  const int64_t max = cap("TENANTS_MAX_PER_USER", 20);
+  TestUser u = fresh_user(admin_token());
+  prefill_tenants(u, max - 1);
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT pg_advisory_xact_lock(6001, (" + to_string(u.id) +
+                                      "::bigint & 2147483647)::int)"));
+  ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO tenants (name, created_by) VALUES ('caps last', " +
+                                      to_string(u.id) + ")"));
+  const std::string name = unique("racing");
+  std::future<HttpResponse> racing = std::async(std::launch::async, [&] {
+    return http("POST", kTenants, {.token = u.token, .body = tenant_body(name)});
+  });
+  bool waiting = wait_for_lock_wait("SELECT pg_advisory_xact_lock(6001%");
+  // EXPECT, not ASSERT: the create must be waited for before `conn` goes.
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the create did not wait for the user's other create";
+  expect_body(racing.get(), 422,
+              limit_body(max, "tenants created per user", "TENANTS_MAX_PER_USER"));
+  EXPECT_EQ(tenants_created_by(u), to_string(max));
+  EXPECT_EQ(count("SELECT count(*) FROM tenants WHERE name = '" + name + "'"), "0");
 }
 
 // --- pending invitations per tenant ------------------------------------------------------
@@ -382,10 +399,8 @@ TEST(Caps, ConcurrentJoinsOfOneUserTakeTheLastSlotOnce) {
   for (int i = 0; i < 4; ++i) tokens.push_back(tenant_inviting(admin, u).second);
 
   auto results = http_concurrent(8, 8, [&](int i) {
-    return retried([&] {
-      if (i % 2 == 0) return accept(u, tokens[i / 2]);
-      return http("POST", kTenants, {.token = u.token, .body = tenant_body("Join race")});
-    });
+    if (i % 2 == 0) return accept(u, tokens[i / 2]);
+    return http("POST", kTenants, {.token = u.token, .body = tenant_body("Join race")});
   });
   int joined = 0;
   for (const HttpResponse& r : results) {

@@ -38,6 +38,17 @@ const Statement kUnderCap{"tenants_under_cap",
                           "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
                           "END AS refused FROM tenants WHERE created_by = $1"};
 
+// Citus's lock of the whole tenants table first (no row: only Citus locks;
+// a no-op on a single PostgreSQL). kCreate writes tenants (a weak lock)
+// and then users, whose write takes Citus's exclusive locks of users and
+// then of tenants, the table it refers to: two creates of different users
+// at once held tenants' weak lock each and deadlocked on the exclusive one
+// (decision 0070). Taken first, tenant creates take turns here, in the
+// order (tenants, then users) that writes of sessions and addresses also
+// use.
+const Statement kTenantsFirst{"tenants_create_tenants_first",
+                              "SELECT 1 FROM tenants WHERE id = 0 FOR UPDATE"};
+
 // One statement, so tenant, membership and the user's current tenant change
 // together. A plain insert, not one conditional on a count: on Citus an
 // insert whose subquery reads a reference table takes an exclusive Citus
@@ -98,6 +109,7 @@ Result<Response> tenants_create(Ctx& ctx) {
   CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
            Queries q = membership_cap_checks(who.user_id, std::nullopt,
                                              ctx.config.memberships_max_per_user);
+           q.push_back({&kTenantsFirst, {}});
            q.push_back({&kUnderCap, {who.user_id, ctx.config.tenants_max_per_user, refusal}});
            q.push_back({&kCreate, {name.value, who.user_id}});
            return q;

@@ -54,21 +54,20 @@ const Statement kStore{
 // The cap on live keys (IDEMPOTENCY_KEYS_MAX_PER_USER; sql/038,
 // docs/decisions/0031-idempotency-keys-cap.md): sent with the answer's
 // store and COMMIT, so it costs no round trip and holds its lock only for
-// that moment. $1 tenant, $2 user. First the (tenant, user) row of hour 0
-// is locked (an upsert that changes nothing), so that the new keys of one
-// user in one tenant take turns here; then the key is counted in its
-// hour's row; then, in a statement of its own (a snapshot taken after the
+// that moment. $1 tenant, $2 user. The key is counted in its hour's row
+// (an upsert: the new keys of one user in one tenant in one hour take
+// turns at that row's lock, and each adds to the count the one before it
+// committed); then, in a statement of its own (a snapshot taken after the
 // lock, which sees every key committed before), the rows of the last 24
 // hours are summed, and a sum over the cap ($3) raises (SQLSTATE
 // kKeysCapState), which rolls back the request's writes, its key and its
-// count. O(1): at most 25 hour rows, whatever the number of keys.
+// count. The hours before the current one no longer change, so the sum is
+// exact; only two keys claimed in two different hours at the same moment
+// can both take the last slot. O(1): at most 25 hour rows, whatever the
+// number of keys.
 #define CA_KEYS_CAP_STATE "CA42K"
 constexpr const char* kKeysCapState = CA_KEYS_CAP_STATE;
 #define CA_IDEMPOTENCY_HOUR "floor(extract(epoch FROM now()) / 3600)::bigint"
-const Statement kKeysLock{"idempotency_keys_lock",
-                          "INSERT INTO idempotency_key_counts AS c (tenant_id, user_id, hour, n) "
-                          "VALUES ($1, $2, 0, 0) "
-                          "ON CONFLICT (tenant_id, user_id, hour) DO UPDATE SET n = c.n"};
 const Statement kKeysCount{"idempotency_keys_count",
                            "INSERT INTO idempotency_key_counts AS c (tenant_id, user_id, hour, n) "
                            "VALUES ($1, $2, " CA_IDEMPOTENCY_HOUR
@@ -243,7 +242,6 @@ Result<Response> IdempotentRequest::finish(Result<Response> handler_answer) {
       db_.commit_request({{&kStore,
                            {tenant_id_, user_id_, key_, request_hash_, response.status,
                             headers_text(response), response.body}},
-                          {&kKeysLock, {tenant_id_, user_id_}},
                           {&kKeysCount, {tenant_id_, user_id_}},
                           {&kKeysWithinCap, {tenant_id_, user_id_, keys_max_}}});
   if (!committed.ok()) {

@@ -60,7 +60,8 @@ struct Config {
   int64_t tenant_busy_ms_per_second = 1000;
   int64_t tenant_answer_bytes_per_second = 8 * 1024 * 1024;
   // Requests of one tenant served at once per handler process; more get 429.
-  int64_t tenant_requests_in_progress = 3;
+  // 0 (the default): no limit (docs/decisions/0050-per-tenant-cost-budget.md).
+  int64_t tenant_requests_in_progress = 0;
   // How long /healthz reuses its last database probe (HEALTHZ_CACHE_MS); 0:
   // every probe asks the database.
   int64_t healthz_cache_ms = 1000;

@@ -17,8 +17,13 @@ namespace {
 const Statement kUserTurn{"user_turn",
                           "SELECT pg_advisory_xact_lock(6001, ($1::bigint & 2147483647)::int)"};
 
+const Statement kTenantTurn{"tenant_turn",
+                            "SELECT pg_advisory_xact_lock(6002, ($1::bigint & 2147483647)::int)"};
+
 }  // namespace
 
 Db::Query user_turn(int64_t user_id) { return {&kUserTurn, {user_id}}; }
+
+Db::Query tenant_turn(int64_t tenant_id) { return {&kTenantTurn, {tenant_id}}; }
 
 }  // namespace ca

@@ -19,4 +19,8 @@ namespace ca {
 // the end of the transaction. Ids sharing 31 bits only wait for each other.
 Db::Query user_turn(int64_t user_id);
 
+// The same for a tenant (class 6002): creates that count one tenant's rows
+// against a cap (WEBHOOKS_MAX_PER_TENANT) take turns from here to COMMIT.
+Db::Query tenant_turn(int64_t tenant_id);
+
 }  // namespace ca

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "net_guard.h"
 #include "page_rows.h"
+#include "user_turn.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
@@ -29,20 +30,18 @@ namespace {
 // the lock) sees the first one's row. Not the tenants row: on Citus that is
 // a reference table's, whose lock can be released before the other create's
 // row is visible on the tenant's worker (decision 0060).
-const Statement kTakeTurn{"webhooks_take_turn",
-                          "INSERT INTO cap_locks AS l (tenant_id, collection) "
-                          "VALUES ($1, 'webhook subscriptions') "
-                          "ON CONFLICT (tenant_id, collection) DO UPDATE SET collection = "
-                          "l.collection"};
+// $2: WEBHOOKS_MAX_PER_TENANT, $3 the refusal's text: at the cap the count
+// raises CA422 (a 422 under "limit"), which rolls the request back. Sent
+// after the tenant's turn (common/user_turn.h), in a statement of its own:
+// its snapshot sees every create of the tenant committed before.
+const Statement kUnderCap{
+    "webhooks_under_cap",
+    "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
+    "END AS refused FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL"};
 
-// $6: WEBHOOKS_MAX_PER_TENANT. No row when the tenant has that many live
-// subscriptions already: nothing is written.
-const Statement kCreate{
-    "webhooks_create",
-    "INSERT INTO webhooks (tenant_id, url, events, secret, description) "
-    "SELECT $1, $2, $3::jsonb, $4, $5 "
-    "WHERE (SELECT count(*) FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL) < $6 "
-    "RETURNING " CA_WEBHOOK_JSON};
+const Statement kCreate{"webhooks_create",
+                        "INSERT INTO webhooks (tenant_id, url, events, secret, description) "
+                        "VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING " CA_WEBHOOK_JSON};
 
 // The page and the total in one round trip; deleted subscriptions are gone.
 const Statement kList{"webhooks_list",
@@ -161,17 +160,17 @@ Result<Response> webhooks_create(Ctx& ctx) {
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::string secret = webhook_secret_generate();
   const int64_t max = ctx.config.webhooks_max_per_tenant;
-  // Round trip 2: the session check again, the tenant's turn taken, the
-  // insert under the cap, in one transaction.
+  const std::string refusal =
+      Error::limit_message("webhook subscriptions per tenant", max, "WEBHOOKS_MAX_PER_TENANT");
+  // Round trip 2: the session check again, the tenant's turn, the count
+  // under the cap and the insert, in one transaction.
   CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
            return Queries{
-               {&kTakeTurn, {tenant_id}},
-               {&kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc, max}}};
+               tenant_turn(tenant_id),
+               {&kUnderCap, {tenant_id, max, refusal}},
+               {&kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc}}};
          }));
-  Rows& r = w.results[1].rows();
-  if (r.empty()) {
-    return Error::limit_reached("webhook subscriptions per tenant", max, "WEBHOOKS_MAX_PER_TENANT");
-  }
+  Rows& r = w.results[2].rows();
   // The secret is shown here only; lists never include it. It is base64
   // after a prefix: nothing in it needs escaping.
   const std::string quoted = "\"" + secret + "\"";

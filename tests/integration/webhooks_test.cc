@@ -564,12 +564,11 @@ TEST_F(WebhooksTest, ATenantsSubscriptionsStopAtTheCapAndADeletedOneFreesItsSlot
 }
 
 // Two creates at once cannot both take the last slot: a create waits for
-// the tenant's other create (its turn, a row of cap_locks on the tenant's
-// shard, sql/039) and then counts that one's row. The test's transaction
-// plays the other create: it takes the same turn and writes the last
-// subscription, which the waiting create cannot see until it commits. On
-// Citus the turn is released by the commit that makes that row visible on
-// the tenant's worker.
+// the tenant's other create (its turn, an advisory lock of the coordinator,
+// common/user_turn.h) and then counts that one's row. The test's
+// transaction plays the other create: it takes the same turn and writes
+// the last subscription, which the waiting create cannot see until it
+// commits. On Citus the turn is released only after the workers committed.
 TEST_F(WebhooksTest, ACreateWaitsForTheTenantsOtherCreateAndCountsItsRow) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
@@ -581,15 +580,13 @@ TEST_F(WebhooksTest, ACreateWaitsForTheTenantsOtherCreateAndCountsItsRow) {
   ASSERT_TRUE(conn);
   const std::string t = to_string(tenant);
   ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
-  ASSERT_TRUE(
-      exec_ok(conn.get(), "INSERT INTO cap_locks (tenant_id, collection) VALUES (" + t +
-                              ", 'webhook subscriptions') ON CONFLICT (tenant_id, "
-                              "collection) DO UPDATE SET collection = cap_locks.collection"));
+  ASSERT_TRUE(exec_ok(conn.get(),
+                      "SELECT pg_advisory_xact_lock(6002, (" + t + "::bigint & 2147483647)::int)"));
   ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO webhooks (tenant_id, url, events, secret) VALUES (" +
                                       t + ", 'http://example.com/last', '[\"*\"]', 'whsec_test')"));
   std::future<HttpResponse> create = std::async(
       std::launch::async, [&] { return post_hook(admin, tenant, "http://example.com/racing"); });
-  bool waiting = wait_for_lock_wait("INSERT INTO cap_locks%webhook subscriptions%");
+  bool waiting = wait_for_lock_wait("SELECT pg_advisory_xact_lock(6002%");
   // EXPECT, not ASSERT: the create must be waited for before `conn` goes.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the create did not wait for the tenant's other create";

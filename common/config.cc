@@ -23,7 +23,8 @@ namespace {
 constexpr const char* kDefaultMetricsAllow = "127.0.0.1 ::1";
 
 [[noreturn]] void die(const char* program, const std::string& message) {
-  std::fprintf(stderr, "%s: %s\n", program, message.c_str());
+  std::fprintf(stderr, "%s%s: %s\n", log_priority_prefix(LogLevel::kError), program,
+               message.c_str());
   std::exit(2);
 }
 

@@ -1,6 +1,7 @@
 #include "epoll_dispatcher.h"
 
 #include <fcgiapp.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -39,19 +40,48 @@ void Dispatcher::close_connection(int fd) {
   connection_closed();
 }
 
+namespace {
+
+// At most one line a second for a condition that repeats per connection.
+bool once_a_second(std::atomic<int64_t>& last_logged) {
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::steady_clock::now().time_since_epoch())
+                    .count();
+  return last_logged.exchange(now) != now;
+}
+
+// The listening socket's O_NONBLOCK is a flag of the open file description
+// that every process holding it shares, and others may clear it: systemd
+// does each time it starts a service with StandardInput=socket (or a
+// LISTEN_FDS socket with NonBlocking=no). A blocking accept4() then waits
+// for the next connection with the one this worker already accepted left
+// unread. Set it again before each batch; the receive timeout that
+// serve.cc puts on the socket bounds a wait that slips in between.
+void keep_nonblocking(int listen_fd) {
+  int flags = fcntl(listen_fd, F_GETFL);
+  if (flags < 0 || (flags & O_NONBLOCK) != 0) return;
+  fcntl(listen_fd, F_SETFL, flags | O_NONBLOCK);
+  static std::atomic<int64_t> last_logged{0};
+  if (once_a_second(last_logged)) {
+    log_warn(
+        "the listening socket was made blocking by another process (systemd's "
+        "StandardInput=socket or NonBlocking=no); set non-blocking again");
+  }
+}
+
+}  // namespace
+
 int Dispatcher::accept_waiting() {
   constexpr int kBatch = 16;
   int first = -1;
+  keep_nonblocking(listen_fd);
   for (int i = 0; i < kBatch; ++i) {
     int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno != EAGAIN && errno != ECONNABORTED) {
         // At most one line a second: out of descriptors, this repeats.
         static std::atomic<int64_t> last_logged{0};
-        int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
-        if (last_logged.exchange(now) != now) log_error("accept: %s", std::strerror(errno));
+        if (once_a_second(last_logged)) log_error("accept: %s", std::strerror(errno));
         // Out of descriptors: let connections close rather than spin.
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string>
 
+#include "log.h"
+
 namespace ca {
 namespace {
 
@@ -32,8 +34,8 @@ int systemd_listen_fd(const char* program) {
   unsetenv("LISTEN_FDS");
   unsetenv("LISTEN_FDNAMES");
   if (count != "1") {
-    std::fprintf(stderr, "%s: LISTEN_FDS=%s: expected exactly one listening socket\n", program,
-                 count.c_str());
+    std::fprintf(stderr, "%s%s: LISTEN_FDS=%s: expected exactly one listening socket\n",
+                 log_priority_prefix(LogLevel::kError), program, count.c_str());
     return -2;
   }
   fcntl(kSystemdFirstFd, F_SETFD, FD_CLOEXEC);
@@ -48,8 +50,8 @@ int take_listen_socket(const char* program, const char* socket_path, int* exit_c
     unlink(socket_path);
     listen_fd = FCGX_OpenSocket(socket_path, 128);
     if (listen_fd < 0) {
-      std::fprintf(stderr, "%s: cannot listen on %s: %s\n", program, socket_path,
-                   std::strerror(errno));
+      std::fprintf(stderr, "%s%s: cannot listen on %s: %s\n", log_priority_prefix(LogLevel::kError),
+                   program, socket_path, std::strerror(errno));
       *exit_code = 1;
       return -1;
     }
@@ -65,9 +67,9 @@ int take_listen_socket(const char* program, const char* socket_path, int* exit_c
     struct stat st;
     if (fstat(listen_fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
       std::fprintf(stderr,
-                   "%s: fd %d is not a listening socket; start it with spawn-fcgi or systemd "
+                   "%s%s: fd %d is not a listening socket; start it with spawn-fcgi or systemd "
                    "socket activation, or pass --socket PATH\n",
-                   program, listen_fd);
+                   log_priority_prefix(LogLevel::kError), program, listen_fd);
       *exit_code = 2;
       return -1;
     }

@@ -1,8 +1,12 @@
 #include "log.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -38,8 +42,45 @@ void format_time(char (&out)[32]) {
   std::snprintf(out + n, sizeof out - n, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
+// Whether stderr is a stream to the journal: systemd sets JOURNAL_STREAM to
+// its device and inode ("dev:ino") when it connects a service's stderr
+// there (systemd.exec(5)); a stderr redirected elsewhere does not match.
+bool stderr_is_journal() {
+  const char* stream = std::getenv("JOURNAL_STREAM");
+  struct stat st {};
+  if (stream == nullptr || fstat(STDERR_FILENO, &st) != 0) return false;
+  unsigned long long dev = 0, ino = 0;
+  return std::sscanf(stream, "%llu:%llu", &dev, &ino) == 2 && dev == st.st_dev && ino == st.st_ino;
+}
+
+// The syslog priority prefix journald reads from the start of a line
+// (sd-daemon(3), SyslogLevelPrefix=): without it every line is stored at
+// the unit's SyslogLevel, info, and `journalctl -p warning` or a
+// severity-based forwarder misses every warning and error. Only when
+// writing to the journal: in a terminal or a file it would be noise.
+}  // namespace
+
+const char* log_priority_prefix(LogLevel level) {
+  static const bool journal = stderr_is_journal();
+  if (!journal) return "";
+  switch (level) {
+    case LogLevel::kDebug:
+      return "<7>";
+    case LogLevel::kInfo:
+      return "<6>";
+    case LogLevel::kWarn:
+      return "<4>";
+    case LogLevel::kError:
+      return "<3>";
+  }
+  return "<6>";
+}
+
+namespace {
+
 // One line, one fprintf, in the configured format.
 void emit(LogLevel level, std::string_view message, const cJSON* fields) {
+  const char* prefix = log_priority_prefix(level);
   if (log_format() == LogFormat::kJson) {
     char time[32];
     format_time(time);
@@ -55,7 +96,7 @@ void emit(LogLevel level, std::string_view message, const cJSON* fields) {
       json_add_copied_key(line.get(), f->string, Json(cJSON_Duplicate(f, true)));
     }
     std::string text = json_dump(line.get());
-    std::fprintf(stderr, "%s\n", text.c_str());
+    std::fprintf(stderr, "%s%s\n", prefix, text.c_str());
     return;
   }
   std::string text(message);
@@ -66,10 +107,10 @@ void emit(LogLevel level, std::string_view message, const cJSON* fields) {
     text += cJSON_IsString(f) ? std::string(f->valuestring) : json_dump(f);
   }
   if (!t_request.request_id.empty()) {
-    std::fprintf(stderr, "%s: %s: %s request_id=%s\n", g_program, level_name(level), text.c_str(),
-                 t_request.request_id.c_str());
+    std::fprintf(stderr, "%s%s: %s: %s request_id=%s\n", prefix, g_program, level_name(level),
+                 text.c_str(), t_request.request_id.c_str());
   } else {
-    std::fprintf(stderr, "%s: %s: %s\n", g_program, level_name(level), text.c_str());
+    std::fprintf(stderr, "%s%s: %s: %s\n", prefix, g_program, level_name(level), text.c_str());
   }
 }
 

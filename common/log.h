@@ -31,6 +31,12 @@ LogFormat log_format();
 bool log_parse_format(const char* text, LogFormat* out);
 void log_set_program(const char* name);
 
+// "<3>", "<4>", "<6>" or "<7>" when stderr is the journal (JOURNAL_STREAM
+// names it), else "": the syslog priority journald reads from the start of
+// a line (sd-daemon(3)). Every line of this logger starts with it; a line
+// written to stderr without it (a start-up error) must too.
+const char* log_priority_prefix(LogLevel level);
+
 void log_debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -101,7 +102,8 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   mallopt(M_ARENA_MAX, 2);
 
   if (FCGX_Init() != 0) {
-    std::fprintf(stderr, "%s: FCGX_Init failed\n", program);
+    std::fprintf(stderr, "%s%s: FCGX_Init failed\n", log_priority_prefix(LogLevel::kError),
+                 program);
     return 1;
   }
   int exit_code = 0;
@@ -118,7 +120,11 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   signal(SIGPIPE, SIG_IGN);
 
   // Workers take connections as epoll reports them; accept() must not block
-  // when another process sharing the socket took the connection first.
+  // when another process sharing the socket took the connection first. The
+  // receive timeout bounds an accept() that blocks anyway, when another
+  // process made the shared socket blocking (Linux applies SO_RCVTIMEO to
+  // accept; common/epoll_dispatcher.cc sets O_NONBLOCK again).
+  static constexpr timeval kAcceptWaitLimit{0, 10000};
   int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
   int stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   epoll_event stop_event{};
@@ -126,9 +132,11 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   stop_event.data.fd = stop_fd;
   if (epoll_fd < 0 || stop_fd < 0 ||
       epoll_ctl(epoll_fd, EPOLL_CTL_ADD, stop_fd, &stop_event) != 0 ||
-      fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK) != 0) {
-    std::fprintf(stderr, "%s: cannot set up the listening socket: %s\n", program,
-                 std::strerror(errno));
+      fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK) != 0 ||
+      setsockopt(listen_fd, SOL_SOCKET, SO_RCVTIMEO, &kAcceptWaitLimit, sizeof kAcceptWaitLimit) !=
+          0) {
+    std::fprintf(stderr, "%s%s: cannot set up the listening socket: %s\n",
+                 log_priority_prefix(LogLevel::kError), program, std::strerror(errno));
     return 1;
   }
   metrics_init(metrics_dir(listen_fd), metrics_group(program), routes);

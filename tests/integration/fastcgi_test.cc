@@ -5,16 +5,21 @@
 // (libfcgi's own loop blocks its thread in read() on the first connection,
 // and the second request then never gets an answer.) Also: a body's closing
 // record that comes late, a stop while a request's body is arriving, and a
-// stop while nginx keeps connections open.
+// stop while nginx keeps connections open, and a listening socket another
+// process made blocking.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -229,6 +234,72 @@ TEST_F(OneThreadHandler, StoppingLetsARequestWhoseBodyIsStillComingFinish) {
   c.close();  // as nginx does with the connections of a stopping handler
   EXPECT_TRUE(stop_process(pid_, 20));
   pid_ = 0;
+}
+
+// The listening socket is shared with every process that holds it, flags
+// included: systemd clears O_NONBLOCK each time it starts a sibling with
+// StandardInput=socket. A worker then blocked in accept4() for the next
+// connection, holding the one it had just accepted unread: the request
+// waited for the next one to arrive (a rolling restart hung requests until
+// nginx gave up). Here the test clears the flag before every request.
+TEST(SharedListeningSocket, MadeBlockingByAnotherProcessItStillAnswersEveryRequest) {
+  OwnHandler handler("commerce-admin-auth", "blocking-listen", {}, 2,
+                     OwnHandler::Socket::inherited);
+  ASSERT_GE(handler.listen_fd(), 0);
+  // Serving: its start-up has set the flag (which the test clears next).
+  ASSERT_EQ(handler.call({.uri = "/api/v2/admin/ping"}).status, "Status: 200 OK");
+  for (int i = 0; i < 5; ++i) {
+    int flags = fcntl(handler.listen_fd(), F_GETFL);
+    ASSERT_EQ(fcntl(handler.listen_fd(), F_SETFL, flags & ~O_NONBLOCK), 0);
+    EXPECT_EQ(handler.call({.uri = "/api/v2/admin/ping"}).status, "Status: 200 OK") << i;
+  }
+  std::ifstream log(handler.log());
+  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("warning: the listening socket was made blocking by another process"),
+            std::string::npos)
+      << text;
+}
+
+// Under systemd, stderr goes to the journal, which stores a line at the
+// priority its "<N>" prefix names, else at info: without the prefix
+// `journalctl -p warning` missed every warning and error. The handler
+// writes it when JOURNAL_STREAM names its stderr (here the log file, as
+// systemd names its stream), and only then.
+TEST(JournalPriority, EveryLineToTheJournalStartsWithItsSyslogPriority) {
+  for (bool journal : {true, false}) {
+    const std::string tag = journal ? "journal-stream" : "other-stream";
+    std::string path = OwnHandler::log_path(tag);
+    std::ofstream(path).close();
+    struct stat st {};
+    ASSERT_EQ(stat(path.c_str(), &st), 0);
+    std::string stream = journal ? std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino)
+                                 : std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino + 1);
+    {
+      OwnHandler handler("commerce-admin-auth", tag, {{"JOURNAL_STREAM", stream}}, 2,
+                         OwnHandler::Socket::inherited);
+      ASSERT_GE(handler.listen_fd(), 0);
+      ASSERT_EQ(handler.call({.uri = "/api/v2/admin/ping"}).status, "Status: 200 OK");
+      int flags = fcntl(handler.listen_fd(), F_GETFL);
+      ASSERT_EQ(fcntl(handler.listen_fd(), F_SETFL, flags & ~O_NONBLOCK), 0);  // a warning
+      EXPECT_EQ(handler.call({.uri = "/api/v2/admin/ping"}).status, "Status: 200 OK");
+    }
+    std::ifstream log(path);
+    int warnings = 0, infos = 0;
+    for (std::string line; std::getline(log, line);) {
+      std::string prefix = line.substr(0, 3);
+      if (line.find(": warning: ") != std::string::npos) {
+        ++warnings;
+        EXPECT_EQ(prefix, journal ? "<4>" : "com") << line;
+      } else if (line.find(": info: ") != std::string::npos) {
+        ++infos;
+        EXPECT_EQ(prefix, journal ? "<6>" : "com") << line;
+      } else {
+        ADD_FAILURE() << "a line of neither level: " << line;
+      }
+    }
+    EXPECT_GE(warnings, 1) << tag;
+    EXPECT_GE(infos, 2) << tag;  // "serving with 2 threads", the request, the stop
+  }
 }
 
 }  // namespace

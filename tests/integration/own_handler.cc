@@ -36,12 +36,19 @@ std::string fcgi_length(size_t n) {
 }
 
 OwnHandler::OwnHandler(const std::string& executable, const std::string& tag,
-                       const std::map<std::string, std::string>& overrides, int threads)
+                       const std::map<std::string, std::string>& overrides, int threads,
+                       Socket socket)
     : socket_(state_dir() + "/run/" + tag + "-" + std::to_string(getpid()) + ".sock"),
-      log_(state_dir() + "/log/" + tag + "-" + std::to_string(getpid()) + ".log") {
-  pid_ = start_with_stack_env(
-      executable + " --threads " + std::to_string(threads) + " --socket " + socket_, log_,
-      overrides);
+      log_(log_path(tag)) {
+  std::string command = executable + " --threads " + std::to_string(threads);
+  if (socket == Socket::inherited) {
+    listen_fd_ = listen_unix(socket_);
+    if (listen_fd_ < 0) return;
+    command += " 0<&" + std::to_string(listen_fd_) + " " + std::to_string(listen_fd_) + "<&-";
+  } else {
+    command += " --socket " + socket_;
+  }
+  pid_ = start_with_stack_env(command, log_, overrides);
   auto deadline = std::chrono::steady_clock::now() + 20s;
   while (pid_ > 0 && std::chrono::steady_clock::now() < deadline) {
     int fd = connect_socket();
@@ -53,10 +60,35 @@ OwnHandler::OwnHandler(const std::string& executable, const std::string& tag,
   }
 }
 
+std::string OwnHandler::log_path(const std::string& tag) {
+  return state_dir() + "/log/" + tag + "-" + std::to_string(getpid()) + ".log";
+}
+
 OwnHandler::~OwnHandler() {
   if (pid_ > 0) {
     EXPECT_TRUE(stop_process(pid_, 20));
   }
+  if (listen_fd_ >= 0) {
+    close(listen_fd_);
+    unlink(socket_.c_str());
+  }
+}
+
+// A listening unix socket at `path`, inheritable (no close-on-exec: the
+// handler's shell takes it as fd 0); -1 after a test failure.
+int OwnHandler::listen_unix(const std::string& path) {
+  unlink(path.c_str());
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(fd, 128) != 0) {
+    ADD_FAILURE() << "cannot listen on " << path;
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 int OwnHandler::connect_socket() const {

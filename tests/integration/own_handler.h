@@ -43,22 +43,34 @@ class OwnHandler {
  public:
   // `executable` is a handler of build/ (e.g. "commerce-admin-webhooks");
   // `tag` names its socket and log in the stack's state directory.
+  // `inherit`: the test makes the listening socket and the handler gets it
+  // on fd 0, as spawn-fcgi and systemd's StandardInput=socket pass it; the
+  // test keeps its own descriptor of it (listen_fd()), sharing its flags.
+  enum class Socket { own, inherited };
   OwnHandler(const std::string& executable, const std::string& tag,
-             const std::map<std::string, std::string>& overrides, int threads = 1);
+             const std::map<std::string, std::string>& overrides, int threads = 1,
+             Socket socket = Socket::own);
   ~OwnHandler();
   OwnHandler(const OwnHandler&) = delete;
   OwnHandler& operator=(const OwnHandler&) = delete;
 
   const std::string& log() const { return log_; }
+  // Where the handler tagged `tag` writes its stderr (the file may be made
+  // before the handler starts).
+  static std::string log_path(const std::string& tag);
+  // The test's descriptor of an inherited listening socket; -1 otherwise.
+  int listen_fd() const { return listen_fd_; }
   OwnAnswer call(const OwnCall& request) const { return call_full(request).answer; }
   OwnFullAnswer call_full(const OwnCall& request) const;
 
  private:
+  static int listen_unix(const std::string& path);
   int connect_socket() const;
 
   std::string socket_;
   std::string log_;
   pid_t pid_ = 0;
+  int listen_fd_ = -1;
 };
 
 }  // namespace ca::test

@@ -4,7 +4,11 @@
 //   commerce-admin user create --email E --name N [--if-missing]   (password on stdin)
 //   commerce-admin health
 //
-// Reads DATABASE_URL (and LOG_LEVEL) from the environment like the handlers;
+// Reads DATABASE_URL (and LOG_LEVEL) from the environment like the handlers,
+// and when DATABASE_URL is not there, from /etc/commerce-admin/env (the
+// units' EnvironmentFile=, parsed as systemd parses it; what the environment
+// sets wins): run by hand as root or as the commerce-admin account, it uses
+// the service's settings (docs/decisions/0090-cli-reads-the-env-file.md).
 // `migrate` connects with MIGRATE_DATABASE_URL (the schema owner) when it is
 // set, and grants DATABASE_URL's role the runtime privileges.
 #include <libpq-fe.h>
@@ -17,6 +21,7 @@
 #include "cli.h"
 #include "config.h"
 #include "db.h"
+#include "env_file.h"
 #include "jwt.h"
 
 namespace {
@@ -28,7 +33,9 @@ void usage(FILE* out = stderr) {
                "           (password: the first line of stdin; --if-missing: an existing\n"
                "           account with that email is left as it is, exit 0)\n"
                "       commerce-admin health\n"
-               "  DATABASE_URL (and LOG_LEVEL) come from the environment. migrate connects\n"
+               "  DATABASE_URL (and LOG_LEVEL) come from the environment or, when it has no\n"
+               "  DATABASE_URL, from /etc/commerce-admin/env (COMMERCE_ADMIN_ENV_FILE names\n"
+               "  another file; the environment wins over the file). migrate connects\n"
                "  with MIGRATE_DATABASE_URL (the role that owns the schema) when it is set,\n"
                "  and grants DATABASE_URL's role the DML the handlers need.\n");
 }
@@ -120,6 +127,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  ca::env_file_fill_environment_or_exit("commerce-admin");
   ca::Config config = ca::config_from_env_or_exit("commerce-admin", ca::ConfigNeeds::kDatabase);
   ca::crypto_init();
   if (command == "migrate") return migrate(config, sql_dir);

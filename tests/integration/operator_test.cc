@@ -238,11 +238,48 @@ TEST(Cli, ItsCommandIsCheckedBeforeTheDatabaseIsNeeded) {
   Outcome help = run("commerce-admin --help", {{"DATABASE_URL", kUnset}});
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("[--if-missing]"), std::string::npos) << help.out;
-  // A good command without a database says so in one line.
-  Outcome health = run("commerce-admin health", {{"DATABASE_URL", kUnset}});
+  // A good command without a database (and no env file) says so in one line.
+  Outcome health = run("commerce-admin health",
+                       {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", "/nonexistent/env"}});
   EXPECT_EQ(health.status, 2);
   EXPECT_EQ(lines(health.err), 1);
   EXPECT_EQ(health.err.rfind("commerce-admin: DATABASE_URL is not set", 0), 0u) << health.err;
+}
+
+// Without DATABASE_URL in its environment the CLI takes it from the env file
+// (/etc/commerce-admin/env, here COMMERCE_ADMIN_ENV_FILE), read as systemd
+// reads an EnvironmentFile=: a quoted conninfo with spaces whole
+// (docs/decisions/0090-cli-reads-the-env-file.md).
+TEST(Cli, TakesDatabaseUrlFromTheEnvFileWhenItsEnvironmentHasNone) {
+  std::string url = run("printenv DATABASE_URL").out;
+  while (!url.empty() && url.back() == '\n') url.pop_back();
+  ASSERT_NE(url.find(' '), std::string::npos) << url;  // a conninfo of several words
+  std::string file = state_dir() + "/operator-env-" + std::to_string(getpid());
+  {
+    std::ofstream out(file);
+    out << "# as packaging/env writes it\nDATABASE_URL=\"" << url << "\"\nLOG_LEVEL=info\n";
+  }
+  Outcome health =
+      run("commerce-admin health", {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}});
+  EXPECT_EQ(health.status, 0) << health.err;
+  EXPECT_EQ(health.out, "ok\n");
+  // The environment wins over the file: a LOG_LEVEL the file does not allow
+  // is not read when the command line sets a good one, and is when it does not.
+  {
+    std::ofstream out(file);
+    out << "DATABASE_URL=\"" << url << "\"\nLOG_LEVEL=loud\n";
+  }
+  EXPECT_EQ(
+      run("commerce-admin health",
+          {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}, {"LOG_LEVEL", "info"}})
+          .status,
+      0);
+  Outcome bad =
+      run("commerce-admin health",
+          {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}, {"LOG_LEVEL", kUnset}});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("LOG_LEVEL must be one of"), std::string::npos) << bad.err;
+  unlink(file.c_str());
 }
 
 TEST(Cli, UserCreateRefusesWhatTheApiWouldRefuse) {

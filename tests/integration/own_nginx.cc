@@ -75,8 +75,9 @@ pid_t start_tcp_handler(const std::string& executable, const std::string& args, 
   return pid;
 }
 
-OwnNginx::OwnNginx(const std::string& dir, const std::map<std::string, std::string>& env)
-    : port_(free_port()) {
+OwnNginx::OwnNginx(const std::string& dir, const std::map<std::string, std::string>& env,
+                   const std::string& extra_conf)
+    : dir_(dir), port_(free_port()) {
   std::map<std::string, std::string> vars = {{"SOCKET_DIR", state_dir() + "/run"},
                                              {"LISTEN", "127.0.0.1:" + std::to_string(port_)},
                                              {"DOCS_DIR", dir},
@@ -91,6 +92,9 @@ OwnNginx::OwnNginx(const std::string& dir, const std::map<std::string, std::stri
   if (std::system(("mkdir -p " + shell_quote(dir) + " && " + render).c_str()) != 0) {
     error_ = "render-nginx: " + slurp(dir + "/render.log");
     return;
+  }
+  if (!extra_conf.empty()) {
+    std::ofstream(dir + "/nginx/conf.d/test.conf") << extra_conf;
   }
   pid_ = start_with_stack_env("nginx -p " + shell_quote(dir + "/nginx") + " -c " +
                                   shell_quote(dir + "/nginx/nginx.conf") + " -g 'daemon off;'",

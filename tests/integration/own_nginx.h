@@ -25,7 +25,10 @@ class OwnNginx {
  public:
   // Renders into `dir`/nginx with `env` on top of the test defaults (the
   // stack's sockets, every rate limit off) and starts nginx on a free port.
-  OwnNginx(const std::string& dir, const std::map<std::string, std::string>& env);
+  // `extra_conf`, when set, is written to the rendered config's conf.d/ (the
+  // http context) first: servers of the test's own beside the API's.
+  OwnNginx(const std::string& dir, const std::map<std::string, std::string>& env,
+           const std::string& extra_conf = "");
   ~OwnNginx();
   OwnNginx(const OwnNginx&) = delete;
   OwnNginx& operator=(const OwnNginx&) = delete;
@@ -33,10 +36,14 @@ class OwnNginx {
   bool running() const { return pid_ > 0; }
   // http://127.0.0.1:<port>, for Call::base_url.
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
   // What went wrong (render-nginx's or nginx's stderr) when it is not running.
   const std::string& error() const { return error_; }
+  // nginx's access log (log_format commerce_admin, flushed within 1 s).
+  std::string access_log_path() const { return dir_ + "/nginx/access.log"; }
 
  private:
+  std::string dir_;
   int port_ = 0;
   pid_t pid_ = 0;
   std::string error_;

@@ -51,28 +51,28 @@ const Statement kStore{
     "ON CONFLICT (tenant_id, user_id, key) DO UPDATE SET "
     "  status = EXCLUDED.status, headers = EXCLUDED.headers, body = EXCLUDED.body"};
 
-// The cap on live keys (IDEMPOTENCY_KEYS_MAX_PER_USER; sql/038,
+// The cap on live keys (IDEMPOTENCY_KEYS_MAX_PER_USER; sql/038 and 040,
 // docs/decisions/0031-idempotency-keys-cap.md): sent with the answer's
 // store and COMMIT, so it costs no round trip and holds its lock only for
-// that moment. $1 tenant, $2 user. The key is counted in its hour's row
-// (an upsert: the new keys of one user in one tenant in one hour take
-// turns at that row's lock, and each adds to the count the one before it
-// committed); then, in a statement of its own (a snapshot taken after the
-// lock, which sees every key committed before), the rows of the last 24
-// hours are summed, and a sum over the cap ($3) raises (SQLSTATE
-// kKeysCapState), which rolls back the request's writes, its key and its
-// count. The hours before the current one no longer change, so the sum is
-// exact; only two keys claimed in two different hours at the same moment
-// can both take the last slot. O(1): at most 25 hour rows, whatever the
-// number of keys.
+// that moment. $1 tenant, $2 user. The key is counted in its hour's row of
+// this connection's slot (an upsert; requests on one connection come one
+// after another, so keys of one user on many connections do not wait for
+// each other's COMMIT); then, in a statement of its own (a snapshot that
+// sees every key committed before), the rows of the last 24 hours are
+// summed, and a sum over the cap ($3) raises (SQLSTATE kKeysCapState),
+// which rolls back the request's writes, its key and its count. Keys of
+// one user committing at the same moment on different connections may each
+// see the others uncounted: the cap is then passed by at most the requests
+// in flight. O(1): at most 25 hours of 16 slots, whatever the number of keys.
 #define CA_KEYS_CAP_STATE "CA42K"
 constexpr const char* kKeysCapState = CA_KEYS_CAP_STATE;
 #define CA_IDEMPOTENCY_HOUR "floor(extract(epoch FROM now()) / 3600)::bigint"
-const Statement kKeysCount{"idempotency_keys_count",
-                           "INSERT INTO idempotency_key_counts AS c (tenant_id, user_id, hour, n) "
-                           "VALUES ($1, $2, " CA_IDEMPOTENCY_HOUR
-                           ", 1) "
-                           "ON CONFLICT (tenant_id, user_id, hour) DO UPDATE SET n = c.n + 1"};
+const Statement kKeysCount{
+    "idempotency_keys_count",
+    "INSERT INTO idempotency_key_counts AS c (tenant_id, user_id, hour, slot, n) "
+    "VALUES ($1, $2, " CA_IDEMPOTENCY_HOUR
+    ", pg_backend_pid() % 16, 1) "
+    "ON CONFLICT (tenant_id, user_id, hour, slot) DO UPDATE SET n = c.n + 1"};
 const Statement kKeysWithinCap{
     "idempotency_keys_within_cap",
     "SELECT CASE WHEN sum(n) > $3::bigint "

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "chromium.h"
 #include "own_nginx.h"
 #include "stack.h"
 
@@ -359,34 +360,12 @@ TEST(Cors, OffByDefaultNoAnswerHasAnyCorsHeader) {
 
 // --- in a real browser ----------------------------------------------------------
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Loads `url` in headless Chromium (the flags of docs_browser_test.cc: a
-// fresh profile, no background traffic, only 127.0.0.1 resolves, virtual
-// time so that the page's fetches finish before the DOM is dumped); the DOM,
-// or the failure with Chromium's log.
+// The DOM of `url` loaded in headless Chromium (chromium.h), after a
+// clean exit.
 std::string dump_dom(const std::string& url, const std::string& dir) {
-  std::string command =
-      "rm -rf " + shell_quote(dir) + " && mkdir -p " + shell_quote(dir) +
-      " && timeout -s KILL 60 chromium --headless=new --no-sandbox --disable-gpu"
-      " --user-data-dir=" +
-      shell_quote(dir + "/profile") +
-      " --no-first-run --disable-background-networking --disable-component-update"
-      " --disable-sync --disable-extensions --disable-default-apps"
-      " --disable-features=AutofillServerCommunication,OptimizationHints,Translate"
-      " --host-resolver-rules='MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'"
-      " --enable-logging=stderr --v=0 --virtual-time-budget=10000 --dump-dom " +
-      shell_quote(url) + " >" + shell_quote(dir + "/dom.html") + " 2>" +
-      shell_quote(dir + "/chromium.log");
-  int raw = std::system(("/bin/bash -c " + shell_quote(command)).c_str());
-  int status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  EXPECT_EQ(status, 0) << read_file(dir + "/chromium.log");
-  return read_file(dir + "/dom.html");
+  PageLoad load = load_in_chromium(url, dir);
+  EXPECT_EQ(load.status, 0) << load.log;
+  return load.dom;
 }
 
 // What the page wrote into <pre id="outcome">.
@@ -405,7 +384,7 @@ std::vector<std::string> api_requests(const std::string& log_path, size_t count)
   std::vector<std::string> out;
   for (int i = 0; i < 100; ++i) {
     out.clear();
-    std::istringstream lines(read_file(log_path));
+    std::istringstream lines(file_text(log_path));
     for (std::string line; std::getline(lines, line);) {
       size_t start = line.find(" \"");
       size_t end = line.find("\" ", start + 2);

@@ -18,54 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "chromium.h"
 #include "json.h"
 #include "stack.h"
 
 namespace ca::test {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct PageLoad {
-  int status = -1;  // chromium's exit status
-  std::string dom;  // --dump-dom
-  std::string log;  // stderr: console messages among the rest
-  std::string net_log;
-};
-
-// Loads `url` once in a fresh profile. Flags: no sandbox (tests run as
-// root), none of the browser's own background traffic that can be turned
-// off, every host name but 127.0.0.1 unresolvable, and virtual time, so the
-// page's scripts, its document fetch and Redoc's rendering finish before
-// the DOM is dumped (10 s of virtual time, a few real seconds).
-PageLoad load_in_chromium(const std::string& url) {
-  std::string dir = state_dir() + "/chromium-" + std::to_string(getpid());
-  PageLoad load;
-  std::string command =
-      "rm -rf " + shell_quote(dir) + " && mkdir -p " + shell_quote(dir) +
-      " && timeout -s KILL 60 chromium --headless=new --no-sandbox --disable-gpu"
-      " --user-data-dir=" +
-      shell_quote(dir + "/profile") +
-      " --no-first-run --disable-background-networking --disable-component-update"
-      " --disable-sync --disable-extensions --disable-default-apps"
-      " --disable-features=AutofillServerCommunication,OptimizationHints,Translate"
-      " --host-resolver-rules='MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'"
-      " --enable-logging=stderr --v=0 --log-net-log=" +
-      shell_quote(dir + "/net.json") +
-      " --net-log-capture-mode=Default --virtual-time-budget=10000 --dump-dom " + shell_quote(url) +
-      " >" + shell_quote(dir + "/dom.html") + " 2>" + shell_quote(dir + "/chromium.log");
-  int raw = std::system(("/bin/bash -c " + shell_quote(command)).c_str());
-  load.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  load.dom = read_file(dir + "/dom.html");
-  load.log = read_file(dir + "/chromium.log");
-  load.net_log = read_file(dir + "/net.json");
-  return load;
-}
 
 // The URLs of the requests the page made: its navigation and every request
 // it initiated (scripts, fetches, images, workers, the icon). The browser's
@@ -107,7 +65,10 @@ TEST(ApiReferenceInABrowser, ItRendersTheApiFromThisOriginOnlyWithinItsPolicy) {
   ASSERT_EQ(std::system("command -v chromium >/dev/null"), 0)
       << "chromium is not installed (scripts/test installs Debian's chromium package)";
   const std::string origin = base_url();
-  PageLoad load = load_in_chromium(origin + "/api/v2/admin/docs");
+  const std::string dir = state_dir() + "/chromium-" + std::to_string(getpid());
+  PageLoad load = load_in_chromium(
+      origin + "/api/v2/admin/docs", dir,
+      "--log-net-log=" + shell_quote(dir + "/net.json") + " --net-log-capture-mode=Default");
   ASSERT_EQ(load.status, 0) << load.log;
 
   // Rendered: the page's own title, and Redoc's heading with the
@@ -125,7 +86,7 @@ TEST(ApiReferenceInABrowser, ItRendersTheApiFromThisOriginOnlyWithinItsPolicy) {
   EXPECT_EQ(lines_with(load.log, "Uncaught"), std::vector<std::string>{});
 
   // Every request of the page went to this origin, and the three files came from it.
-  std::vector<std::string> urls = page_requests(load.net_log, origin);
+  std::vector<std::string> urls = page_requests(file_text(dir + "/net.json"), origin);
   for (const std::string& url : urls) {
     EXPECT_EQ(url.rfind(origin + "/", 0), 0u) << "a request to another origin: " << url;
   }

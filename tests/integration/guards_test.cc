@@ -25,16 +25,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> lines_with(const std::string& path, const std::string& needle) {
   std::vector<std::string> out;
-  std::istringstream text(read_file(path));
+  std::istringstream text(file_text(path));
   for (std::string line; std::getline(text, line);) {
     if (line.find(needle) != std::string::npos) out.push_back(line);
   }
@@ -99,31 +92,14 @@ TEST(MetricsAllow, ByDefaultOnlyLoopbackGetsMetrics) {
 
 // --- Request ids: nginx's rule, applied by the handler too --------------------------
 
-// Drops the test trigger and its function whatever happens in the test.
-struct TriggerGuard {
-  std::string name;
-  ~TriggerGuard() {
-    sql_allowing_triggers("DROP TRIGGER IF EXISTS " + name + " ON categories");
-    sql("DROP FUNCTION IF EXISTS " + name + "()");
-  }
-};
-
 // A REQUEST_ID nginx would never pass (a newline that starts a forged log
 // line, a quote, more than 64 characters) is replaced by a fresh id: the
 // 500 body and every log line carry that one, and the forged text is in
 // neither. A sane one is kept.
 TEST(RequestIdCleaning, AForgedRequestIdNeverReachesTheLogOrTheBody) {
   Scope s = fresh_scope(admin_token());
-  std::string name = unique("explode");
-  std::replace(name.begin(), name.end(), '-', '_');
-  TriggerGuard guard{name};
-  sql("CREATE FUNCTION " + name +
-      "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-      "IF NEW.name = '" +
-      name + "' THEN RAISE EXCEPTION 'injected failure " + name + "'; END IF; RETURN NEW; END $$");
-  sql_allowing_triggers("CREATE TRIGGER " + name +
-                        " BEFORE INSERT ON categories FOR EACH ROW EXECUTE FUNCTION " + name +
-                        "()");
+  CategoryInsertFailure failure;
+  const std::string& name = failure.name();
   OwnHandler handler("commerce-admin-categories", "request-id", {});
   auto fail_with_id = [&](const std::string& request_id) {
     return handler.call({.method = "POST",
@@ -148,7 +124,7 @@ TEST(RequestIdCleaning, AForgedRequestIdNeverReachesTheLogOrTheBody) {
     EXPECT_TRUE(is_fresh_id(fresh)) << a.body;
     // The handler's error line for this request names the fresh id.
     EXPECT_EQ(lines_with(handler.log(), "request_id=" + fresh).size(), 1u)
-        << read_file(handler.log());
+        << file_text(handler.log());
   }
   // A request with no id at all gets a fresh one too.
   OwnAnswer none = fail_with_id("");
@@ -157,7 +133,7 @@ TEST(RequestIdCleaning, AForgedRequestIdNeverReachesTheLogOrTheBody) {
   EXPECT_TRUE(is_fresh_id(std::string(json_get_str(none_body.get(), "request_id").value_or(""))))
       << none.body;
 
-  std::string log = read_file(handler.log());
+  std::string log = file_text(handler.log());
   EXPECT_EQ(log.find(marker), std::string::npos) << log;
   EXPECT_EQ(log.find("forged line"), std::string::npos) << log;
 
@@ -168,7 +144,7 @@ TEST(RequestIdCleaning, AForgedRequestIdNeverReachesTheLogOrTheBody) {
   Json kept_body = json_parse(kept.body);
   ASSERT_TRUE(kept_body) << kept.body;
   EXPECT_EQ(json_get_str(kept_body.get(), "request_id").value_or(""), sane);
-  EXPECT_EQ(lines_with(handler.log(), "request_id=" + sane).size(), 1u) << read_file(handler.log());
+  EXPECT_EQ(lines_with(handler.log(), "request_id=" + sane).size(), 1u) << file_text(handler.log());
 }
 
 // --- /healthz: one database round trip per second per process ----------------------
@@ -194,7 +170,7 @@ TEST(HealthzCost, ABurstOfProbesThroughNginxAsksTheDatabaseAtMostOnceASecond) {
   std::string log = dir + "/auth.log";
   pid_t handler = start_tcp_handler("commerce-admin-auth", "--threads 4", handler_port, log,
                                     {{"LOG_FORMAT", "json"}, {"METRICS_DIR", dir + "/metrics"}});
-  ASSERT_GT(handler, 0) << read_file(log);
+  ASSERT_GT(handler, 0) << file_text(log);
   {
     OwnNginx nginx(dir, {{"HANDLER_HOSTS_AUTH", "127.0.0.1:" + std::to_string(handler_port)}});
     ASSERT_TRUE(nginx.running()) << nginx.error();
@@ -215,7 +191,7 @@ TEST(HealthzCost, ABurstOfProbesThroughNginxAsksTheDatabaseAtMostOnceASecond) {
     for (int i = 0; i < kProbes; ++i) {
       expect_body(answers[static_cast<size_t>(i)], 200, R"({"status":"ok"})");
       Json line = request_line(log, prefix + "-" + std::to_string(i));
-      ASSERT_TRUE(line) << "no request line for probe " << i << "\n" << read_file(log);
+      ASSERT_TRUE(line) << "no request line for probe " << i << "\n" << file_text(log);
       EXPECT_EQ(json_get_str(line.get(), "route").value_or(""), "/healthz");
       if (json_get_int(line.get(), "db_round_trips").value_or(-1) > 0) ++asked;
     }
@@ -228,7 +204,7 @@ TEST(HealthzCost, ABurstOfProbesThroughNginxAsksTheDatabaseAtMostOnceASecond) {
     std::string fresh = unique("fresh");
     expect_body(probe(fresh), 200, R"({"status":"ok"})");
     Json line = request_line(log, fresh);
-    ASSERT_TRUE(line) << read_file(log);
+    ASSERT_TRUE(line) << file_text(log);
     EXPECT_GE(json_get_int(line.get(), "db_round_trips").value_or(-1), 1);
   }
   EXPECT_TRUE(stop_process(handler, 20));

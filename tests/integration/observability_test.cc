@@ -38,13 +38,6 @@ using Clock = std::chrono::steady_clock;
 
 const std::regex kNginxId("^[0-9a-f]{32}$");
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The lines of `path` that contain `needle`, polled until one does or
 // `timeout` passes (nginx flushes its buffered access log every second).
 std::vector<std::string> lines_with(const std::string& path, const std::string& needle,
@@ -52,7 +45,7 @@ std::vector<std::string> lines_with(const std::string& path, const std::string& 
   auto deadline = Clock::now() + timeout;
   for (;;) {
     std::vector<std::string> out;
-    std::istringstream in(read_file(path));
+    std::istringstream in(file_text(path));
     for (std::string line; std::getline(in, line);) {
       if (line.find(needle) != std::string::npos) out.push_back(line);
     }
@@ -106,27 +99,10 @@ TEST(RequestIds, TheAccessLogCarriesTheId) {
       << lines[0];
 }
 
-// Drops the test trigger and its function whatever happens in the test.
-struct TriggerGuard {
-  std::string name;
-  ~TriggerGuard() {
-    sql_allowing_triggers("DROP TRIGGER IF EXISTS " + name + " ON categories");
-    sql("DROP FUNCTION IF EXISTS " + name + "()");
-  }
-};
-
 TEST(RequestIds, AFiveHundredBodyAndTheHandlersLogLineCarryTheId) {
   Scope s = fresh_scope(admin_token());
-  std::string name = unique("explode");
-  std::replace(name.begin(), name.end(), '-', '_');
-  TriggerGuard guard{name};
-  sql("CREATE FUNCTION " + name +
-      "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-      "IF NEW.name = '" +
-      name + "' THEN RAISE EXCEPTION 'injected failure " + name + "'; END IF; RETURN NEW; END $$");
-  sql_allowing_triggers("CREATE TRIGGER " + name +
-                        " BEFORE INSERT ON categories FOR EACH ROW EXECUTE FUNCTION " + name +
-                        "()");
+  CategoryInsertFailure failure;
+  const std::string& name = failure.name();
 
   std::string mine = unique("five-hundred");
   Call call = s.call("{\"name\":\"" + name + "\"}");
@@ -170,7 +146,7 @@ OwnHandler json_webhooks_handler() {
 // The one JSON line of `path` holding `needle`, parsed (null when not exactly one).
 Json json_line_with(const std::string& path, const std::string& needle) {
   std::vector<std::string> lines = lines_with(path, needle);
-  EXPECT_EQ(lines.size(), 1u) << read_file(path);
+  EXPECT_EQ(lines.size(), 1u) << file_text(path);
   if (lines.size() != 1) return nullptr;
   Json line = json_parse(lines[0]);
   EXPECT_TRUE(line) << "not JSON: " << lines[0];
@@ -323,7 +299,7 @@ TEST(StructuredLogs, NoPasswordTokenSecretOrWebhookUrlInAnyLog) {
   ASSERT_GT(files.size(), 5u);
   std::string jwt_signature = token.substr(token.rfind('.') + 1);
   for (const std::string& file : files) {
-    std::string text = read_file(file);
+    std::string text = file_text(file);
     for (const std::string& secret : {user.password, wrong_password, token, jwt_signature, whsec,
                                       whsec.substr(6), path_secret, url}) {
       EXPECT_EQ(text.find(secret), std::string::npos) << file << " holds " << secret;

@@ -32,13 +32,6 @@ struct Outcome {
   std::string err;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Runs `command` with the stack's environment (stack_shell_prelude), `env`
 // on top, `input` on stdin. Killed after 10 s, so a hang fails the test as
 // status 137 instead of blocking it.
@@ -57,8 +50,8 @@ Outcome run(const std::string& command, const std::map<std::string, std::string>
   int raw = std::system(("/bin/bash -c " + shell_quote(script)).c_str());
   Outcome r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
+  r.out = file_text(base + ".out");
+  r.err = file_text(base + ".err");
   return r;
 }
 
@@ -429,7 +422,7 @@ pid_t wait_for_replacement(const std::string& pid_file, pid_t old, const std::st
 // The session a process belongs to (field 6 of /proc/<pid>/stat, after the
 // parenthesised name, which may hold spaces); 0 when it is gone.
 pid_t session_of(pid_t pid) {
-  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = file_text("/proc/" + std::to_string(pid) + "/stat");
   size_t name_end = stat.rfind(')');
   if (name_end == std::string::npos) return 0;
   std::istringstream fields(stat.substr(name_end + 1));
@@ -440,7 +433,7 @@ pid_t session_of(pid_t pid) {
 }
 
 // scripts/test sends scripts/run's stderr to $CA_STATE_DIR/run.log.
-std::string run_log() { return slurp(state_dir() + "/run.log"); }
+std::string run_log() { return file_text(state_dir() + "/run.log"); }
 
 // Each handler process leads a session of its own, as each instance of a
 // handler's systemd template unit does: the kernel shares the CPU between

@@ -32,13 +32,6 @@ bool accepts_connections(int port) {
   return ok;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 int free_port() {
@@ -90,7 +83,7 @@ OwnNginx::OwnNginx(const std::string& dir, const std::map<std::string, std::stri
   render += std::string(CA_SOURCE_DIR) + "/scripts/render-nginx --dev " +
             shell_quote(dir + "/nginx") + " 2>" + shell_quote(dir + "/render.log");
   if (std::system(("mkdir -p " + shell_quote(dir) + " && " + render).c_str()) != 0) {
-    error_ = "render-nginx: " + slurp(dir + "/render.log");
+    error_ = "render-nginx: " + file_text(dir + "/render.log");
     return;
   }
   if (!extra_conf.empty()) {
@@ -103,7 +96,7 @@ OwnNginx::OwnNginx(const std::string& dir, const std::map<std::string, std::stri
     stop_process(pid_, 5);
     pid_ = 0;
   }
-  if (pid_ <= 0) error_ = "nginx: " + slurp(dir + "/nginx.log");
+  if (pid_ <= 0) error_ = "nginx: " + file_text(dir + "/nginx.log");
 }
 
 OwnNginx::~OwnNginx() {

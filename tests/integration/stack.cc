@@ -18,6 +18,7 @@
 #include <mutex>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "jwt.h"
@@ -290,6 +291,30 @@ void sql_allowing_triggers(const std::string& query) {
   EXPECT_TRUE(exec_ok(conn.get(), "SET citus.enable_unsafe_triggers = on"))
       << PQerrorMessage(conn.get());
   EXPECT_TRUE(exec_ok(conn.get(), query)) << query << ": " << PQerrorMessage(conn.get());
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CategoryInsertFailure::CategoryInsertFailure() : name_(unique("explode")) {
+  std::replace(name_.begin(), name_.end(), '-', '_');
+  sql("CREATE FUNCTION " + name_ +
+      "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+      "IF NEW.name = '" +
+      name_ + "' THEN RAISE EXCEPTION 'injected failure " + name_ +
+      "'; END IF; RETURN NEW; END $$");
+  sql_allowing_triggers("CREATE TRIGGER " + name_ +
+                        " BEFORE INSERT ON categories FOR EACH ROW EXECUTE FUNCTION " + name_ +
+                        "()");
+}
+
+CategoryInsertFailure::~CategoryInsertFailure() {
+  sql_allowing_triggers("DROP TRIGGER IF EXISTS " + name_ + " ON categories");
+  sql("DROP FUNCTION IF EXISTS " + name_ + "()");
 }
 
 std::vector<std::string> sql(const std::string& query) {

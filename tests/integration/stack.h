@@ -101,7 +101,25 @@ bool on_citus();
 // single-node).
 void sql_allowing_triggers(const std::string& query);
 
+// A trigger that makes inserting a category named name() fail with
+// "injected failure <name>" (a 500 from the handler), dropped with its
+// function when the object goes, whatever happens in the test.
+class CategoryInsertFailure {
+ public:
+  CategoryInsertFailure();
+  ~CategoryInsertFailure();
+  CategoryInsertFailure(const CategoryInsertFailure&) = delete;
+  CategoryInsertFailure& operator=(const CategoryInsertFailure&) = delete;
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+};
+
 std::string to_string(int64_t v);
+
+// The whole file, bytes as they are; empty when it cannot be read.
+std::string file_text(const std::string& path);
 
 // Small helpers shared by the resource tests.
 

@@ -16,53 +16,11 @@
 #include <string>
 #include <thread>
 
+#include "own_nginx.h"
 #include "stack.h"
 
 namespace ca::test {
 namespace {
-
-// A loopback port nothing listens on now (the kernel's choice, released).
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-bool accepts_connections(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
-
-bool wait_for_port(int port) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!accepts_connections(port)) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 int count_of(const std::string& text, const std::string& needle) {
   int n = 0;
@@ -90,8 +48,8 @@ TEST(HandlersOnTcp, OneGroupOnTwoTcpHandlersBehindRenderedNginxAnswersFromBoth) 
                                  dir + "/b.log", env);
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
-  ASSERT_TRUE(wait_for_port(port_a)) << read_file(dir + "/a.log");
-  ASSERT_TRUE(wait_for_port(port_b)) << read_file(dir + "/b.log");
+  ASSERT_TRUE(wait_for_port(port_a)) << file_text(dir + "/a.log");
+  ASSERT_TRUE(wait_for_port(port_b)) << file_text(dir + "/b.log");
 
   std::string render = "SOCKET_DIR=" + shell_quote(state_dir() + "/run") +
                        " LISTEN=127.0.0.1:" + std::to_string(port_http) +
@@ -101,8 +59,8 @@ TEST(HandlersOnTcp, OneGroupOnTwoTcpHandlersBehindRenderedNginxAnswersFromBoth) 
                        std::to_string(port_a) + " 127.0.0.1:" + std::to_string(port_b) + "' " +
                        CA_SOURCE_DIR + "/scripts/render-nginx --dev " +
                        shell_quote(dir + "/nginx") + " 2>" + shell_quote(dir + "/render.log");
-  ASSERT_EQ(std::system(render.c_str()), 0) << read_file(dir + "/render.log");
-  std::string conf = read_file(dir + "/nginx/commerce-admin.conf");
+  ASSERT_EQ(std::system(render.c_str()), 0) << file_text(dir + "/render.log");
+  std::string conf = file_text(dir + "/nginx/commerce-admin.conf");
   EXPECT_NE(
       conf.find("upstream commerce_admin_products { server 127.0.0.1:" + std::to_string(port_a) +
                 "; server 127.0.0.1:" + std::to_string(port_b) + "; keepalive 32;"),
@@ -113,7 +71,7 @@ TEST(HandlersOnTcp, OneGroupOnTwoTcpHandlersBehindRenderedNginxAnswersFromBoth) 
                                shell_quote(dir + "/nginx/nginx.conf") + " -g 'daemon off;'",
                            dir + "/nginx.log");
   ASSERT_GT(nginx, 0);
-  ASSERT_TRUE(wait_for_port(port_http)) << read_file(dir + "/nginx.log");
+  ASSERT_TRUE(wait_for_port(port_http)) << file_text(dir + "/nginx.log");
 
   Scope s = fresh_scope(admin_token());
   ASSERT_EQ(
@@ -132,15 +90,15 @@ TEST(HandlersOnTcp, OneGroupOnTwoTcpHandlersBehindRenderedNginxAnswersFromBoth) 
     EXPECT_EQ(int_of(r["data"], "total"), 1) << r.body;
   }
   // nginx's round robin sent requests to both; together they served each once.
-  int served_a = count_of(read_file(dir + "/a.log"), "\"request_id\":\"" + prefix + "-r");
-  int served_b = count_of(read_file(dir + "/b.log"), "\"request_id\":\"" + prefix + "-r");
-  EXPECT_GE(served_a, 1) << read_file(dir + "/a.log");
-  EXPECT_GE(served_b, 1) << read_file(dir + "/b.log");
+  int served_a = count_of(file_text(dir + "/a.log"), "\"request_id\":\"" + prefix + "-r");
+  int served_b = count_of(file_text(dir + "/b.log"), "\"request_id\":\"" + prefix + "-r");
+  EXPECT_GE(served_a, 1) << file_text(dir + "/a.log");
+  EXPECT_GE(served_b, 1) << file_text(dir + "/b.log");
   EXPECT_EQ(served_a + served_b, kRequests);
 
   EXPECT_TRUE(stop_process(nginx, 20));
-  EXPECT_TRUE(stop_process(a, 20)) << read_file(dir + "/a.log");
-  EXPECT_TRUE(stop_process(b, 20)) << read_file(dir + "/b.log");
+  EXPECT_TRUE(stop_process(a, 20)) << file_text(dir + "/a.log");
+  EXPECT_TRUE(stop_process(b, 20)) << file_text(dir + "/b.log");
 }
 
 }  // namespace

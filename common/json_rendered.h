@@ -1,5 +1,5 @@
-// The one way rows become JSON (issue 28; docs/decisions.md, "One JSON
-// renderer").
+// The one way rows become JSON (issue 28;
+// docs/decisions/0320-one-json-renderer-in-postgresql.md).
 //
 // PostgreSQL renders every resource: one SQL function per resource shape
 // (sql/016, sql/025: ca_product_json, ca_category_json, ...), taking

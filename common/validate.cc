@@ -222,7 +222,7 @@ Result<Json> parse_json_object(const Request& req) {
 
 // Digits only, at least 1. A value of any length is read, saturating at
 // 10^18: a huge page or per_page is clamped like any other value above its
-// limit (decisions.md), not refused.
+// limit (docs/decisions/0205-pages-past-the-end-and-clamps.md), not refused.
 static bool parse_positive(const std::string& text, int64_t* out) {
   if (text.empty()) return false;
   constexpr int64_t kSaturated = 1'000'000'000'000'000'000;

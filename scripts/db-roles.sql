@@ -1,5 +1,6 @@
--- The two database roles (README "Deploying", docs/decisions.md "Two
--- database roles"), as a superuser, connected to the service's database:
+-- The two database roles (README "Deploying",
+-- docs/decisions/0370-two-database-roles.md), as a superuser, connected to
+-- the service's database:
 --
 --   psql -v owner=commerce_admin_owner -v runtime=commerce_admin_app \
 --        -d commerce_admin -f scripts/db-roles.sql

@@ -1,7 +1,7 @@
 -- One way rows become JSON: PostgreSQL renders every resource shape, one
--- function per shape (docs/decisions.md, "One JSON renderer"). The handlers
--- print the text as it is and build only the envelopes (data, meta,
--- success, message) around it, in common/ (common/json_rendered.h).
+-- function per shape (docs/decisions/0320-one-json-renderer-in-postgresql.md).
+-- The handlers print the text as it is and build only the envelopes (data,
+-- meta, success, message) around it, in common/ (common/json_rendered.h).
 --
 -- sql/016 began it for the two shapes read most (ca_product_json, stored in
 -- products.api_json; ca_active_announcement_json, stored in

@@ -1,6 +1,7 @@
--- Orders and addresses rendered by PostgreSQL, as every other resource (sql/025, "One JSON
--- renderer" in docs/decisions.md): one function per shape, called in the
--- statements that write or read the orders (handlers/orders), and the
+-- Orders and addresses rendered by PostgreSQL, as every other resource
+-- (sql/025, docs/decisions/0320-one-json-renderer-in-postgresql.md): one
+-- function per shape, called in the statements that write or read the
+-- orders (handlers/orders), and the
 -- `order.*` events' payload, so that the order's shape and its event's are
 -- each defined once. The rules of sql/025 hold: columns as arguments, never
 -- a whole row; PL/pgSQL, IMMUTABLE; timestamps through ca_json_timestamp(),

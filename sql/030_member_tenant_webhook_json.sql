@@ -1,7 +1,7 @@
 -- The shapes of tenants, members, invitations, users and webhooks, rendered
--- by PostgreSQL like every other resource (sql/025, docs/decisions.md "One
--- JSON renderer"; the rules at the top of sql/025 apply). The handlers print
--- the text as it is.
+-- by PostgreSQL like every other resource (sql/025,
+-- docs/decisions/0322-every-resource-rendered-by-postgresql.md; the rules at
+-- the top of sql/025 apply). The handlers print the text as it is.
 
 -- A number as cJSON printed it, for the JSON documents the API stores and
 -- shows again (tenant settings, webhook event lists): the handlers wrote them

@@ -1,6 +1,6 @@
 -- Counters and versions written by the statements that change the rows, not
--- by triggers (issue 29; docs/decisions.md, "Counters in the write
--- statements"). The triggers of sql/006 (product_counts), sql/017
+-- by triggers (issue 29;
+-- docs/decisions/0342-counters-in-the-write-statements.md). The triggers of sql/006 (product_counts), sql/017
 -- (order_counts), sql/019 (announcement_list_versions and
 -- announcement_read_versions) and sql/010 (a deactivated user's sessions)
 -- wrote other tables, which Citus cannot run on a shard. Each handler and

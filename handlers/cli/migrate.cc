@@ -22,7 +22,7 @@ bool ok_or_print(const DbResult& r, const std::string& what) {
   return false;
 }
 
-// The runtime role's privileges (docs/decisions.md, "Two database roles"):
+// The runtime role's privileges (docs/decisions/0370-two-database-roles.md):
 // the DML every handler, the worker and `user create` need on what the
 // owner (the migrating role) has in schema public, and nothing more: no
 // TRUNCATE, REFERENCES or TRIGGER, no ownership, no CREATE. schema_migrations

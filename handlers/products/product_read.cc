@@ -25,13 +25,13 @@ constexpr int kFilterCategory = 1, kFilterName = 2, kFilterPublished = 4, kShort
 constexpr size_t kListVariants = 32;
 // A name search counts its matches exactly up to this many; beyond, the
 // list answers this total with total_relation "gte" (Elasticsearch's
-// track_total_hits). docs/decisions.md, "Capped totals for name searches".
+// track_total_hits). docs/decisions/0340-capped-totals-for-name-searches.md.
 constexpr int64_t kSearchTotalCap = 10000;
 // A name search in a tenant of more than kSearchTotalCap live products first
 // looks at its newest kSearchProbeRows rows; when at least half match, the
 // matches are dense and the search walks the rows newest first (at most
 // kSearchWalkRows of them) and stops at the cap, instead of rechecking every
-// trigram candidate. docs/decisions.md, "Early-stopping name searches".
+// trigram candidate. docs/decisions/0341-early-stopping-name-searches.md.
 constexpr int kSearchProbeRows = 8;
 constexpr int kSearchWalkRows = 40000;
 

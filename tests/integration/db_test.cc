@@ -1,6 +1,6 @@
 // The Db class (common/db.h) against the stack's real PostgreSQL: the time
 // limits a handler's connection runs with; and the two database roles the
-// stack runs with (docs/decisions.md, "Two database roles").
+// stack runs with (docs/decisions/0370-two-database-roles.md).
 #include "db.h"
 
 #include <gtest/gtest.h>

@@ -29,7 +29,7 @@
 namespace ca {
 
 // Which family of error body shapes an endpoint uses; a route declares its
-// style (router.h). SPEC.md has `{error}` (generic), `{message, errors}`
+// style (router.h). The API has `{error}` (generic), `{message, errors}`
 // (validation of most endpoints), `{success:false, errors}` (validation of
 // orders, announcements, categories) and `{success:false, message}`
 // (not-found of orders and announcements). 400, 401, 403, 405, 409, 413,

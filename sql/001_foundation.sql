@@ -1,7 +1,7 @@
 -- Foundation: users, tenants, memberships, sessions, the event outbox and
 -- webhook subscriptions and deliveries. Tenant-owned tables are keyed
 -- (tenant_id, id) and referenced by composite foreign keys, so a row of one
--- tenant can never point at a row of another (DESIGN §6).
+-- tenant can never point at a row of another (docs/design/api-conventions.md, "Tenancy").
 
 -- Timestamps leave the database in one format: UTC, microseconds, 'Z'.
 CREATE FUNCTION ca_ts(t timestamptz) RETURNS text
@@ -64,7 +64,7 @@ CREATE TABLE sessions (
 );
 CREATE INDEX sessions_expiry_idx ON sessions (expires_at);
 
--- The transactional outbox (DESIGN §5).
+-- The transactional outbox (docs/design/events.md).
 CREATE TABLE events (
   tenant_id   bigint NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
   id          bigserial,

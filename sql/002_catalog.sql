@@ -1,4 +1,4 @@
--- Catalog: categories and products (DESIGN §4). Both are tenant-owned and
+-- Catalog: categories and products (docs/design/api-conventions.md). Both are tenant-owned and
 -- keyed (tenant_id, id); a product's category must be of the same tenant.
 
 CREATE EXTENSION IF NOT EXISTS pg_trgm;

@@ -1,4 +1,4 @@
--- Orders (DESIGN §4 "Orders", "Addresses"): per-user addresses, and the
+-- Orders (docs/design/api-conventions.md "Orders", "Addresses"): per-user addresses, and the
 -- tenant-owned orders and order items. Orders and items are keyed
 -- (tenant_id, id); an item can only point at an order and a product of its own
 -- tenant, and an order only at an address of its own user, because every

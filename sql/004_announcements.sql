@@ -1,4 +1,5 @@
--- Announcements (SPEC "Announcement", DESIGN §4 "Announcements") and the
+-- Announcements (docs/openapi.yaml "Announcement", docs/design/api-conventions.md
+-- "Announcements") and the
 -- per-user read records. Both are tenant-owned and keyed by tenant first; a
 -- read record can only point at an announcement of its own tenant because the
 -- reference is a composite foreign key.
@@ -23,7 +24,8 @@ CREATE TABLE announcements (
   push_data            jsonb CHECK (jsonb_typeof(push_data) = 'object'),
   target_type          text NOT NULL DEFAULT 'all' CHECK (target_type IN ('topic', 'all', 'users')),
   target_value         text,
-  -- pending -> sending -> success | failed; skipped when push is off (DESIGN §4).
+  -- pending -> sending -> success | failed; skipped when push is off
+  -- (docs/decisions/0280-push-status.md).
   push_status          text NOT NULL DEFAULT 'pending'
                        CHECK (push_status IN ('pending', 'sending', 'success', 'failed', 'skipped')),
   push_error           text,

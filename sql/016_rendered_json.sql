@@ -11,7 +11,7 @@
 -- order's stock change, a category's ON DELETE SET NULL, the worker
 -- publishing), so the stored JSON cannot fall behind its row.
 --
--- The format is the API's (SPEC.md "Product", "ActiveAnnouncement"):
+-- The format is the API's (docs/openapi.yaml "Product", "ActiveAnnouncement"):
 -- timestamps in UTC with microseconds and 'Z', the price as a JSON number
 -- without trailing zeros (12.5), ids as numbers except the announcement's
 -- tenant_id (a string), strings escaped by to_json() the way cJSON escapes

@@ -1,4 +1,4 @@
--- Team invitations (DESIGN §4 "Team members", issue 26): an ADMIN invites an
+-- Team invitations (docs/design/api-conventions.md "Team members", issue 26): an ADMIN invites an
 -- email with a role; the invitee accepts with the one-time token and only
 -- then becomes a member. Tenant-owned like the rest (keyed (tenant_id, id));
 -- every statement on it names the tenant: the token itself carries the

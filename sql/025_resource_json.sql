@@ -18,11 +18,11 @@
 --    zone being given), and PL/pgSQL keeps its plan per session;
 --  - timestamps through ca_json_timestamp(), strings through to_json()
 --    (which escapes as cJSON did), a NULL as null;
---  - member order is SPEC.md's, and the integration tests pin the bytes.
+--  - member order is fixed here, and the integration tests pin the bytes.
 -- To change a shape, replace its function in a new migration (and, for a
 -- stored one, drop and re-add its column).
 
--- SPEC "Category".
+-- docs/openapi.yaml "Category".
 CREATE FUNCTION ca_category_json(id bigint, tenant_id bigint, name text, description text,
                                  is_published boolean, created_at timestamptz,
                                  updated_at timestamptz)
@@ -37,11 +37,11 @@ BEGIN
     || ',"updated_at":' || ca_json_timestamp(updated_at) || '}';
 END $$;
 
--- SPEC "Announcement", every field (create, read, update, the
+-- docs/openapi.yaml "Announcement", every field (create, read, update, the
 -- announcement.published event) when `all_fields`; the paginated list's shape
 -- without push_title, push_body, push_data, target_type, target_value,
 -- push_error and attachment_metadata otherwise. tenant_id is a string
--- (SPEC), the creator's name and email come from users.
+-- (docs/openapi.yaml), the creator's name and email come from users.
 CREATE FUNCTION ca_announcement_json(
   all_fields boolean, id bigint, tenant_id bigint, title text, summary text, content text, type text,
   priority smallint, status text, is_push_enabled boolean, is_public boolean,

@@ -5,10 +5,10 @@
 -- `order.*` events' payload, so that the order's shape and its event's are
 -- each defined once. The rules of sql/025 hold: columns as arguments, never
 -- a whole row; PL/pgSQL, IMMUTABLE; timestamps through ca_json_timestamp(),
--- strings through to_json(); member order as SPEC.md's (the tests pin it).
--- Amounts are strings ("12.50"), as SPEC.md shows them.
+-- strings through to_json(); member order fixed here (the tests pin it).
+-- Amounts are strings ("12.50"), as docs/design/api-conventions.md says.
 
--- SPEC "Order": the order's own fields, then `items` (a rendered array) or
+-- docs/openapi.yaml "Order": the order's own fields, then `items` (a rendered array) or
 -- `items_count` (the list), whichever is not NULL, then `user` and `address`
 -- (rendered objects). tenant_id is a string.
 CREATE FUNCTION ca_order_json(id bigint, user_id bigint, tenant_id bigint, address_id bigint,
@@ -49,7 +49,7 @@ BEGIN
 END $$;
 
 -- The product summary of an item (also of a soft-deleted product). No
--- product images exist yet (DESIGN §4 "Products").
+-- product images exist yet (docs/design/api-conventions.md "Products").
 CREATE FUNCTION ca_order_product_json(id bigint, name text, published boolean)
 RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
@@ -79,7 +79,7 @@ BEGIN
        ELSE '' END || '}';
 END $$;
 
--- The payload every `order.*` event carries (DESIGN §5), with
+-- The payload every `order.*` event carries (docs/design/events.md), with
 -- `previous_status` for order.status_changed (NULL: left out).
 CREATE FUNCTION ca_order_event_json(order_id bigint, user_id bigint, status text,
                                     total_amount numeric, items_count bigint,
@@ -95,7 +95,7 @@ BEGIN
             ELSE ',"previous_status":' || to_json(previous_status) END || '}';
 END $$;
 
--- SPEC "Address" (the caller's own addresses).
+-- docs/openapi.yaml "Address" (the caller's own addresses).
 CREATE FUNCTION ca_address_json(id bigint, street text, city text, country text,
                                 postal_code text, created_at timestamptz)
 RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$

@@ -78,7 +78,7 @@ RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
   END
 $$;
 
--- DESIGN §4 "Tenants": the Tenant, with the caller's `role` last when it is
+-- docs/design/api-conventions.md "Tenants": the Tenant, with the caller's `role` last when it is
 -- given (the list of the caller's tenants), without it when NULL.
 CREATE FUNCTION ca_tenant_json(id bigint, name text, settings jsonb, created_at timestamptz,
                                updated_at timestamptz, role text)
@@ -92,7 +92,8 @@ BEGIN
     || CASE WHEN role IS NULL THEN '' ELSE ',"role":' || to_json(role) END || '}';
 END $$;
 
--- The member record (DESIGN §4 "Team members"): role update, accept, and
+-- The member record (docs/design/api-conventions.md "Team members"): role
+-- update, accept, and
 -- the member.* events' data.
 CREATE FUNCTION ca_member_json(tenant_id bigint, user_id bigint, role text, name text,
                                email text)
@@ -145,7 +146,7 @@ BEGIN
     || ',"created_at":' || ca_json_timestamp(created_at) || '}';
 END $$;
 
--- SPEC "User (as returned by login)": the preference flags as "1" / "0".
+-- docs/openapi.yaml "User" (as returned by login): the preference flags as "1" / "0".
 CREATE FUNCTION ca_user_json(
   id bigint, tenant_id bigint, name text, email text, phone text, country_code text,
   email_verified_at timestamptz, phone_verified_at timestamptz, user_type text, photo_url text,
@@ -174,7 +175,8 @@ BEGIN
     || ',"updated_at":' || ca_json_timestamp(updated_at) || '}';
 END $$;
 
--- A webhook subscription (DESIGN §4 "Webhooks"), without its secret: the
+-- A webhook subscription (docs/design/api-conventions.md "Webhooks"), without its
+-- secret: the
 -- create answer appends it, the only place it is ever shown.
 CREATE FUNCTION ca_webhook_json(id bigint, url text, events jsonb, description text,
                                 is_active boolean, created_at timestamptz)
@@ -188,7 +190,7 @@ BEGIN
     || ',"created_at":' || ca_json_timestamp(created_at) || '}';
 END $$;
 
--- A delivery record (DESIGN §5). `message_id` is the webhook-id header the
+-- A delivery record (docs/design/events.md). `message_id` is the webhook-id header the
 -- worker sends (common/webhook_signature.h, webhook_message_id(): the same
 -- format); `next_attempt_at` is given by the statement (null unless pending).
 CREATE FUNCTION ca_delivery_json(

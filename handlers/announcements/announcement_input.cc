@@ -8,7 +8,7 @@ namespace ca {
 namespace {
 
 constexpr size_t kTopicMax = 100;
-// The bounds no SPEC limit gives (docs/decisions/0020-announcement-size-bounds.md):
+// The bounds the API states nowhere else (docs/decisions/0020-announcement-size-bounds.md):
 // every answer and event body that holds announcements stays bounded
 // (docs/security.md, "Largest answers").
 constexpr size_t kContentMaxCharacters = 65'536;

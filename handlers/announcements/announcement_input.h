@@ -1,5 +1,5 @@
-// Reading and checking the writable fields of an announcement (SPEC
-// "Announcement create body", DESIGN §4 "Announcements").
+// Reading and checking the writable fields of an announcement (docs/openapi.yaml
+// "AnnouncementCreateRequest", docs/design/api-conventions.md "Announcements").
 //
 // Create and update share it: create starts from the defaults, update from
 // the stored record; the body's valid fields overwrite them, then the rules

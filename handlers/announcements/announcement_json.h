@@ -1,4 +1,4 @@
-// The Announcement resource as JSON (SPEC "Announcement"), rendered by
+// The Announcement resource as JSON (docs/openapi.yaml "Announcement"), rendered by
 // PostgreSQL: ca_announcement_json (sql/025) is its one definition, and
 // these macros are the one call of it. A statement selects
 // CA_ANNOUNCEMENT_JSON (every field) or CA_ANNOUNCEMENT_LIST_JSON (the

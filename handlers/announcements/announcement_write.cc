@@ -158,7 +158,8 @@ Result<Response> announcements_update(Ctx& ctx) {
   FieldErrors errs;
   const Rows& current = w.check(0).rows();
   if (current.empty()) {
-    // Validation comes before existence (DESIGN §3): a bad body is a 422 even here.
+    // Validation comes before existence (docs/design/api-conventions.md): a bad body is a
+    // 422 even here.
     AnnouncementFields ignored;
     announcement_read_body(body->get(), InputMode::kUpdate, &ignored, errs);
     if (!errs.empty()) return Error::invalid(errs);

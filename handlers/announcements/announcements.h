@@ -1,4 +1,4 @@
-// Announcement endpoints (SPEC "Announcements (T)", DESIGN §4 "Announcements").
+// Announcement endpoints (docs/openapi.yaml, docs/design/api-conventions.md "Announcements").
 // Every endpoint is tenant-scoped by X-Tenant-ID and open to any member.
 #pragma once
 
@@ -7,7 +7,7 @@
 namespace ca {
 
 // Not-found and validation errors are `{success:false, ...}`, 500 and 503
-// `{error}` (SPEC "Errors", docs/openapi.yaml).
+// `{error}` (docs/design/api-conventions.md, "Error bodies").
 inline constexpr ErrorStyle kAnnouncementStyle = ErrorStyle::kSuccess4xx;
 
 // announcement_read.cc

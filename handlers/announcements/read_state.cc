@@ -1,5 +1,5 @@
-// The caller's read record: mark read and dismiss (SPEC "Announcement read
-// state"). Each is one INSERT ... ON CONFLICT DO UPDATE, so concurrent calls
+// The caller's read record: mark read and dismiss (docs/openapi.yaml, tag
+// Announcements). Each is one INSERT ... ON CONFLICT DO UPDATE, so concurrent calls
 // of the same user converge on one row without errors, and the SELECT inside
 // it limits both to announcements of the caller's tenant.
 #include "announcements.h"

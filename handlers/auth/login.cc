@@ -37,7 +37,7 @@ const Statement kFindUser{
     "       EXISTS (SELECT 1 FROM login_failures f WHERE f.email_key = " CA_LOGIN_EMAIL_KEY
     ") AS has_failures, "
     "       u.id AS user_id, u.password_hash, u.is_active, "
-    // SPEC "User (as returned by login)", sql/030.
+    // docs/openapi.yaml "User" (as returned by login), sql/030.
     "       ca_user_json(u.id, u.tenant_id, u.name, u.email, u.phone, u.country_code, "
     "         u.email_verified_at, u.phone_verified_at, u.user_type, u.photo_url, u.theme, "
     "         u.language, u.timezone, u.email_marketing, u.email_system, u.push_system, "

@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kMaxDescription = 10000;
 
-// The category as JSON (SPEC "Category", sql/025).
+// The category as JSON (docs/openapi.yaml "Category", sql/025).
 #define CA_CATEGORY_JSON                                                                      \
   "ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at, " \
   "c.updated_at) AS json"
@@ -51,7 +51,7 @@ const Statement kUpdate{
     "  description = CASE WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now() "
     "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_JSON};
 
-// Deleting a category detaches its products (DESIGN §4), and a detached
+// Deleting a category detaches its products (docs/design/api-conventions.md), and a detached
 // product has changed: its category_id becomes null, its updated_at moves
 // and a product.updated event carries it, as if each had been updated
 // through the API. The first round trip locks the category, so no product

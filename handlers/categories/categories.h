@@ -1,4 +1,4 @@
-// Category endpoints (SPEC "Categories", DESIGN §4 "Categories"). All are
+// Category endpoints (docs/openapi.yaml, docs/design/api-conventions.md "Categories"). All are
 // tenant-scoped (X-Tenant-ID) and use the `{success, ...}` body family.
 #pragma once
 
@@ -7,7 +7,7 @@
 namespace ca {
 
 // Not-found and validation errors are `{success:false, ...}`, 500 and 503
-// `{error}` (SPEC "Errors", docs/openapi.yaml).
+// `{error}` (docs/design/api-conventions.md, "Error bodies").
 inline constexpr ErrorStyle kCategoryStyle = ErrorStyle::kSuccess4xx;
 
 Result<Response> categories_list(Ctx& ctx);

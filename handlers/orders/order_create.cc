@@ -1,4 +1,5 @@
-// Order creation (SPEC "Orders", rules 1-3). Every field and every item is
+// Order creation (docs/design/api-conventions.md "Orders": one transaction, every item
+// checked first, the caller the owner). Every field and every item is
 // checked first and all failures are reported together; the address and the
 // products are each checked once, whatever the number of items.
 //

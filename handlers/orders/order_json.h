@@ -1,4 +1,4 @@
-// Order records as the API shows them (SPEC "Order"), rendered by PostgreSQL
+// Order records as the API shows them (docs/openapi.yaml "Order"), rendered by PostgreSQL
 // (sql/026: ca_order_json and the shapes of its parts), and the
 // `{success, message, data}` envelope's error style. Shared by create, read,
 // list and status.
@@ -21,7 +21,7 @@
 
 namespace ca {
 
-// Orders answer errors as `{success:false, ...}` (SPEC "Errors").
+// Orders answer errors as `{success:false, ...}` (docs/design/api-conventions.md, "Error bodies").
 inline constexpr ErrorStyle kOrderStyle = ErrorStyle::kSuccess;
 
 // The single-order record: items each with their `product` summary (also for

@@ -1,5 +1,5 @@
-// Reading orders: one order with everything (SPEC "Orders"), and the
-// paginated list (DESIGN §4 "Orders": filters `status` and `user_id`, newest
+// Reading orders: one order with everything (docs/openapi.yaml, tag Orders), and the
+// paginated list (docs/design/api-conventions.md "Orders": filters `status` and `user_id`, newest
 // first). The list leaves the items out and gives their count instead.
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-// Order status changes (DESIGN §4 "Orders"): pending -> processing ->
+// Order status changes (docs/design/api-conventions.md "Orders"): pending -> processing ->
 // completed, and pending | processing -> cancelled; completed and cancelled
 // are final. The order row is locked for the change, so two concurrent moves
 // are applied one after the other and the second is judged against the first

@@ -1,4 +1,4 @@
-// Order and address endpoints (SPEC "Orders", DESIGN §4 "Orders" and
+// Order and address endpoints (docs/openapi.yaml, docs/design/api-conventions.md "Orders" and
 // "Addresses"). Orders are T operations: they need `X-Tenant-ID` and
 // membership (any role). Addresses belong to the caller, not to a tenant.
 #pragma once

@@ -1,4 +1,4 @@
-// Product endpoints (SPEC "Products", DESIGN §4 "Products"). All are
+// Product endpoints (docs/openapi.yaml, docs/design/api-conventions.md "Products"). All are
 // tenant-scoped (X-Tenant-ID); errors use the plain `{error}` /
 // `{message, errors}` family; the list is wrapped in `{success, data}`.
 #pragma once

@@ -1,4 +1,4 @@
-// Team invitations (DESIGN §4 "Team members", issue 26): how anyone becomes a
+// Team invitations (docs/decisions/0238-team-invitations.md, issue 26): how anyone becomes a
 // member of a tenant they did not create. An ADMIN invites an email with a
 // role and gets a one-time token; the invitee accepts with it, and only then
 // is the membership added, `users.tenant_id` set and `user.registered`

@@ -21,7 +21,7 @@ const Statement kCallerIsAdmin{
     "members_caller_is_admin",
     "SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 AND role = 'ADMIN'"};
 
-// The member record as JSON (DESIGN §4 "Team members", sql/030) of
+// The member record as JSON (docs/design/api-conventions.md "Team members", sql/030) of
 // `memberships m JOIN users u`.
 #define CA_MEMBER_JSON "ca_member_json(m.tenant_id, m.user_id, m.role, u.name, u.email) AS json"
 

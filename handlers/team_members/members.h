@@ -1,4 +1,4 @@
-// Team member endpoints (SPEC "Team members", DESIGN §4 "Team members").
+// Team member endpoints (docs/openapi.yaml, docs/design/api-conventions.md "Team members").
 #pragma once
 
 #include <cstdint>

@@ -16,7 +16,7 @@
 namespace ca {
 namespace {
 
-// The Tenant as JSON (DESIGN §4 "Tenants", sql/030), with the caller's role
+// The Tenant as JSON (docs/design/api-conventions.md "Tenants", sql/030), with the caller's role
 // in the list of their tenants.
 #define CA_TENANT_JSON_WITH(role) \
   "ca_tenant_json(t.id, t.name, t.settings, t.created_at, t.updated_at, " role ") AS json"

@@ -1,4 +1,4 @@
-// Tenant endpoints (SPEC "Tenants", DESIGN §4 "Tenants").
+// Tenant endpoints (docs/openapi.yaml, docs/design/api-conventions.md "Tenants").
 #pragma once
 
 #include "router.h"

@@ -1,4 +1,4 @@
-// The event types a subscription may name (DESIGN §5). The README's
+// The event types a subscription may name (docs/design/events.md). The README's
 // "Events" table says which operation emits each one.
 #include <string_view>
 

@@ -1,4 +1,5 @@
-// Webhook endpoints (SPEC "Webhooks", DESIGN §4 "Webhooks" and §5).
+// Webhook endpoints (docs/openapi.yaml, docs/design/api-conventions.md "Webhooks",
+// docs/design/events.md).
 //
 // Every operation needs the ADMIN role of the path tenant: subscriptions and
 // their delivery records reveal integration details (target URLs, receiver
@@ -16,7 +17,7 @@ Result<Response> webhooks_create(Ctx& ctx);
 Result<Response> webhooks_delete(Ctx& ctx);
 Result<Response> deliveries_list(Ctx& ctx);
 
-// True for the event types of DESIGN §5 and for "*" (every type).
+// True for the event types of docs/design/events.md and for "*" (every type).
 bool event_type_known(std::string_view type);
 // How many names event_type_known() accepts ("*" included).
 size_t event_type_count();

@@ -1,4 +1,4 @@
-// Scheduled publishing and push for announcements (DESIGN §4 "Announcements").
+// Scheduled publishing and push for announcements (docs/design/api-conventions.md "Announcements").
 //
 // Publishing: due `scheduled` rows become `published` in batches, each batch
 // one statement that also writes their `announcement.published` events, so

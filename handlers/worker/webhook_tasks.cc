@@ -1,4 +1,4 @@
-// Webhook deliveries (DESIGN §5): claim due rows, POST them signed, record
+// Webhook deliveries (docs/design/events.md): claim due rows, POST them signed, record
 // each attempt, retry with backoff.
 //
 // Claiming is tenant by tenant (so that on Citus each claim is a router

@@ -1,4 +1,4 @@
-// Addresses (DESIGN §4 "Addresses"): per user, no tenant header; each user
+// Addresses (docs/design/api-conventions.md "Addresses"): per user, no tenant header; each user
 // sees and uses only their own.
 #include <gtest/gtest.h>
 

@@ -780,7 +780,7 @@ Json active_item(const Tenant& t, const std::string& token, int64_t id) {
   return nullptr;
 }
 
-// The active item SPEC describes for `id`, built from the single read.
+// The active item docs/openapi.yaml describes for `id`, built from the single read.
 std::string expected_active(const Tenant& t, int64_t id, bool read, bool dismissed) {
   HttpResponse full = get(t, path_of(id));
   const cJSON* rec = full["data"];

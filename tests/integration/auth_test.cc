@@ -1,5 +1,5 @@
 // Login, logout and every way a request is refused with 401, over HTTP
-// through nginx (SPEC "Authentication", DESIGN §3 and §4 "Auth").
+// through nginx (docs/design/api-conventions.md, "Authentication").
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <sodium.h>

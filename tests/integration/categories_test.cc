@@ -1,4 +1,4 @@
-// Categories (SPEC "Categories", DESIGN §3-4) through nginx: every endpoint's
+// Categories (docs/design/api-conventions.md) through nginx: every endpoint's
 // body field by field, every validation error, tenant isolation, auth and
 // tenant-header checks, and the atomic publish toggle under concurrency.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Edges of the HTTP surface: X-Tenant-ID, malformed bodies, body size,
 // unknown routes and methods, health probes, and the nginx rate limits
-// (DESIGN §3). The rate-limit tests are in the suite ZzRateLimit so that a
+// (docs/design/api-conventions.md). The rate-limit tests are in the suite ZzRateLimit so that a
 // filter or a reader finds them last; each leaves the limits as it found them.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Team invitations (DESIGN §4 "Team members", issue 26): the invite answers
+// Team invitations (docs/decisions/0238-team-invitations.md, issue 26): the invite answers
 // the same whether or not the email has an account; only accepting adds the
 // membership, sets users.tenant_id and emits user.registered; a token works
 // once, and every token that cannot be accepted gives one and the same error.

@@ -1,4 +1,4 @@
-// The operator's side (DESIGN §7): a handler that cannot start exits at once
+// The operator's side (README "Configuration"): a handler that cannot start exits at once
 // with one clear line on stderr, whatever is wrong with its configuration
 // (never a crash, a hang or a process that answers 503 to everything); the
 // CLI checks its command and arguments before it needs the database, and

@@ -1,5 +1,5 @@
-// Orders (SPEC "Orders", DESIGN §3-5): create, read, list and status changes
-// through nginx, with exact bodies, the all-or-nothing transaction, tenant
+// Orders (docs/design/api-conventions.md, docs/design/events.md): create, read, list and
+// status changes through nginx, with exact bodies, the all-or-nothing transaction, tenant
 // isolation and the order.* outbox events.
 #include <gtest/gtest.h>
 

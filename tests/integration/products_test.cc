@@ -1,4 +1,4 @@
-// Products (SPEC "Products", DESIGN §3-4) through nginx: every endpoint's
+// Products (docs/design/api-conventions.md) through nginx: every endpoint's
 // body field by field, every validation error collected in one response,
 // partial updates, soft delete, the paginated and filtered list, tenant
 // isolation, auth and tenant-header checks, and the outbox events.

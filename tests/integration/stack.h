@@ -149,7 +149,8 @@ struct GuardedCall {
   std::string path;
   std::optional<std::string> body;
 };
-// The access checks every X-Tenant-ID endpoint shares, in DESIGN §3's order:
+// The access checks every X-Tenant-ID endpoint shares, in the order of
+// docs/design/api-conventions.md:
 // 401 without a usable token (before any header check), 400 for a missing or
 // garbage X-Tenant-ID, 403 for a tenant the caller is not a member of or that
 // does not exist. `s` is a tenant of the caller; `outsider_token` a user of

@@ -1,6 +1,6 @@
 // Team members: list, invite (its answers; the flow is in
-// invitations_test.cc), role update, removal, the last-admin guard (SPEC
-// "Team members" and "Errors", DESIGN §4 "Team members").
+// invitations_test.cc), role update, removal, the last-admin guard (docs/openapi.yaml,
+// docs/design/api-conventions.md "Team members" and "Error bodies").
 #include <gtest/gtest.h>
 
 #include <future>

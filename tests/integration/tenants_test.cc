@@ -1,5 +1,5 @@
 // Tenants: create, list only mine, read (404 vs 403), ADMIN-only update with
-// settings (SPEC "Tenants", DESIGN §4 "Tenants").
+// settings (docs/design/api-conventions.md "Tenants").
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -802,7 +802,8 @@ TEST(Products, AfterIdPagesByKeysetWithTheFiltersAndTheFullTotal) {
 // A name search counts its matches exactly up to 10,000; past that, the
 // total is 10,000 with total_relation "gte" and last_page follows it, while
 // after_id still reaches every match
-// (docs/decisions/0340-capped-totals-for-name-searches.md). Real rows, inserted directly: 10,001 "Capped nnnnn".
+// (docs/decisions/0340-capped-totals-for-name-searches.md). Real rows, inserted directly: 10,001
+// "Capped nnnnn".
 TEST(Products, ANameSearchCountsUpTo10000MatchesThenAnswersGte) {
   using Ids = std::vector<int64_t>;
   Scope s = fresh_scope(admin_token());
@@ -879,8 +880,8 @@ void sync_product_count(const Scope& s) {
 
 // A tenant of more than 10,000 products whose newest rows mostly match takes
 // the early-stopping walk
-// (docs/decisions/0341-early-stopping-name-searches.md): pages, cursor pages and totals are those of every match, as
-// SQL lists them; a cursor or a page past the walk falls back to the trigram
+// (docs/decisions/0341-early-stopping-name-searches.md): pages, cursor pages and totals are those
+// of every match, as SQL lists them; a cursor or a page past the walk falls back to the trigram
 // search with the same answer. 16,000 rows, every fourth "Other".
 TEST(Products, ADenseNameSearchStopsEarlyWithTheSamePagesAndTotal) {
   using Ids = std::vector<int64_t>;

@@ -26,9 +26,10 @@ namespace {
 // docs/decisions/0030-caps-on-what-users-and-tenants-grow.md). A statement
 // of its own after the user's turn (user_turn.h): its snapshot sees every
 // address of the user committed before. By the (user_id, id) unique index.
-const Statement kUnderCap{"addresses_under_cap",
-                          "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
-                          "END AS refused FROM addresses WHERE user_id = $1"};
+const Statement kUnderCap{
+    "addresses_under_cap",
+    "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
+    "END AS refused FROM addresses WHERE user_id = $1 AND deleted_at IS NULL"};
 
 // A plain insert, not one conditional on a count: on Citus an insert whose
 // subquery reads a reference table takes Citus's exclusive lock of the
@@ -39,7 +40,13 @@ const Statement kCreate{"addresses_create",
 
 // Served by the (user_id, id) unique index.
 const Statement kList{"addresses_list",
-                      "SELECT " CA_ADDRESS_JSON " FROM addresses WHERE user_id = $1 ORDER BY id"};
+                      "SELECT " CA_ADDRESS_JSON
+                      " FROM addresses WHERE user_id = $1 AND deleted_at IS NULL ORDER BY id"};
+
+// $1 user, $2 address. Column: deleted (false: no such live address of the
+// caller). An address that orders name is kept for them, marked deleted
+// (sql/050's ca_address_delete).
+const Statement kDelete{"addresses_delete", "SELECT ca_address_delete($1, $2) AS deleted"};
 
 }  // namespace
 
@@ -71,5 +78,15 @@ Result<Response> addresses_create(Ctx& ctx) {
 }
 
 Result<Response> addresses_list(Ctx& ctx) { return own_list(ctx, kList, "data"); }
+
+Result<Response> addresses_delete(Ctx& ctx) {
+  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+           return Queries{{&kDelete, {who.user_id, ctx.req.params[0]}}};
+         }));
+  if (!w.results[0].rows().boolean(0, "deleted")) return Error::not_found("Address not found");
+  Json out = json_object();
+  json_add_str(out.get(), "message", "Address deleted");
+  return Response::json(200, out);
+}
 
 }  // namespace ca

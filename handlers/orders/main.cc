@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
       {
           {"GET", "/api/v2/admin/addresses", ca::addresses_list},
           {"POST", "/api/v2/admin/addresses", ca::addresses_create, ca::kIdempotent},
+          {"DELETE", "/api/v2/admin/addresses/{id}", ca::addresses_delete},
           // Every error of an orders operation, from any layer, is rendered
           // in kOrderStyle (docs/openapi.yaml); addresses are plain.
           {"GET", "/api/v2/admin/orders", ca::orders_list, ca::kOrderStyle},

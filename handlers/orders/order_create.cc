@@ -36,7 +36,8 @@ constexpr int64_t kMaxInt32 = 2147483647;
 // For a request whose fields already failed: the address and products
 // checks, reported with them. $1 user, $2 address.
 const Statement kAddress{"orders_create_address",
-                         "SELECT 1 FROM addresses a WHERE a.user_id = $1 AND a.id = $2"};
+                         "SELECT 1 FROM addresses a "
+                         "WHERE a.user_id = $1 AND a.id = $2 AND a.deleted_at IS NULL"};
 // $1 tenant, $2 product ids: the live ones.
 const Statement kProducts{
     "orders_create_products",
@@ -47,7 +48,7 @@ const Statement kProducts{
 // array per item column, all in item order: $6 product ids, $7 sizes, $8 qtys,
 // $9 amounts, $10 notes. Items get their ids in the order they were sent.
 //
-// The checks: `a`, the address when it is the caller's (with the caller's
+// The checks: `a`, the address when it is the caller's and not deleted (with the caller's
 // name and email for the response), and `p`, the live products of the tenant
 // among the ids, locked FOR SHARE so that they cannot be soft-deleted until
 // the order is committed. The order is written only when the address exists
@@ -62,7 +63,7 @@ const Statement kCreate{
     "WITH a AS ("
     "  SELECT a.street, a.city, u.name, u.email "
     "  FROM addresses a JOIN users u ON u.id = a.user_id "
-    "  WHERE a.user_id = $2 AND a.id = $3), "
+    "  WHERE a.user_id = $2 AND a.id = $3 AND a.deleted_at IS NULL), "
     "p AS MATERIALIZED ("
     "  SELECT id FROM products "
     "  WHERE tenant_id = $1 AND id = ANY ($6::bigint[]) AND deleted_at IS NULL "

@@ -9,6 +9,7 @@ namespace ca {
 
 Result<Response> addresses_create(Ctx& ctx);
 Result<Response> addresses_list(Ctx& ctx);
+Result<Response> addresses_delete(Ctx& ctx);
 
 Result<Response> orders_create(Ctx& ctx);
 Result<Response> orders_read(Ctx& ctx);

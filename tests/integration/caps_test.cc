@@ -490,6 +490,14 @@ TEST(Caps, AddressesPerUserStopAtTheCap) {
                   " AND street = 'Over 1'"),
             "0");
 
+  // Deleting one frees its slot (a deleted address an order keeps counts
+  // no more than a removed one: OrderCreate's AddressDelete tests).
+  ASSERT_EQ(
+      http("DELETE", kAddresses + "/" + to_string(last.integer("id")), {.token = u.token}).status,
+      200);
+  HttpResponse again = http("POST", kAddresses, {.token = u.token, .body = address_body("Again")});
+  EXPECT_EQ(again.status, 201) << again.body;
+
   // Another user's addresses are theirs: not held by this cap.
   TestUser other = fresh_user(admin);
   HttpResponse theirs =

@@ -1140,5 +1140,64 @@ TEST(OrderStatus, ConcurrentMovesApplyExactlyOnce) {
             1u);
 }
 
+// --- DELETE /addresses/{id} -----------------------------------------------------------
+
+HttpResponse delete_address(const std::string& token, int64_t id) {
+  return http("DELETE", kAddresses + "/" + to_string(id), {.token = token});
+}
+
+// An address no order names is gone; one an order names stays for that
+// order (its read still shows it) but is no longer listed, counted or
+// accepted for a new order. Either way: 200, then 404 for it.
+TEST(AddressDelete, RemovesItFromTheListAndFromNewOrdersAndKeepsItForPastOrders) {
+  Shop s = open_shop();
+  int64_t unused = create_address(s.buyer.token, "Spare Lane 2", "Hamburg");
+  int64_t order = place(s);
+
+  for (int64_t id : {unused, s.address}) {
+    HttpResponse r = delete_address(s.buyer.token, id);
+    EXPECT_EQ(r.status, 200) << id;
+    expect_json(r, R"({"message":"Address deleted"})");
+    HttpResponse again = delete_address(s.buyer.token, id);
+    EXPECT_EQ(again.status, 404) << id;
+    expect_json(again, R"({"error":"Address not found"})");
+  }
+  EXPECT_EQ(first(sql("SELECT count(*) FROM addresses WHERE id = " + to_string(unused))), "0");
+  EXPECT_EQ(
+      first(sql("SELECT deleted_at IS NOT NULL FROM addresses WHERE id = " + to_string(s.address))),
+      "t");
+
+  HttpResponse list = http("GET", kAddresses, {.token = s.buyer.token});
+  ASSERT_EQ(list.status, 200);
+  expect_json(list, R"({"data":[]})");
+  HttpResponse refused = post_order(s, order_body(s.address, "1", {item(s.product, 1, "1")}));
+  EXPECT_EQ(refused.status, 422);
+  expect_json(refused, R"({"success":false,"errors":{)"
+                       R"("address_id":["The selected address_id is invalid."]}})");
+  HttpResponse past =
+      http("GET", kOrders + "/" + to_string(order), {.token = s.admin, .tenant = s.tenant_str()});
+  ASSERT_EQ(past.status, 200) << past.body;
+  EXPECT_EQ(json_get_str(json_get(past["data"], "address"), "street").value_or(""),
+            "Main Street 1");
+}
+
+// Only the caller's own live addresses: another user's id and an unknown
+// one are 404 and change nothing; no token is 401.
+TEST(AddressDelete, OnlyTheCallersOwnAddress) {
+  Shop s = open_shop();
+  int64_t admins = create_address(s.admin, "Admin Road 9", "Bonn");
+  for (int64_t id : {admins, int64_t{999999999999}}) {
+    HttpResponse r = delete_address(s.buyer.token, id);
+    EXPECT_EQ(r.status, 404) << id;
+    expect_json(r, R"({"error":"Address not found"})");
+  }
+  EXPECT_EQ(first(sql("SELECT count(*) FROM addresses WHERE deleted_at IS NULL AND id = " +
+                      to_string(admins))),
+            "1");
+  HttpResponse anonymous = delete_address("", s.address);
+  EXPECT_EQ(anonymous.status, 401);
+  expect_json(anonymous, kUnauthenticated);
+}
+
 }  // namespace
 }  // namespace ca::test

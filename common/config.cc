@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <curl/curl.h>
 #include <fcntl.h>
 #include <libpq-fe.h>
 #include <sys/stat.h>
@@ -10,12 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "log.h"
+#include "mail_message.h"
 
 namespace ca {
 namespace {
@@ -110,6 +113,97 @@ std::string read_secret_or_exit(const char* program, const std::string& path, st
   return secret;
 }
 
+struct CurlUrlDeleter {
+  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+};
+
+// One part of a parsed URL ("" when absent).
+std::string url_part(CURLU* url, CURLUPart part) {
+  char* value = nullptr;
+  if (curl_url_get(url, part, &value, 0) != CURLUE_OK || value == nullptr) return "";
+  std::string out(value);
+  curl_free(value);
+  return out;
+}
+
+// MAIL_URL, MAIL_FROM, PUBLIC_URL and the mail limits. A bad MAIL_URL is
+// reported without its value: it may hold a password.
+void mail_settings_or_exit(const char* program, Config& c) {
+  c.mail_url = str_env("MAIL_URL");
+  c.mail_credentials_file = str_env("MAIL_CREDENTIALS_FILE");
+  c.mail_timeout_seconds = static_cast<int>(int_env(program, "MAIL_TIMEOUT_SECONDS", 30, 1, 300));
+  c.mail_max_attempts = static_cast<int>(int_env(program, "MAIL_MAX_ATTEMPTS", 10, 1, 100));
+  c.mail_retry_base_seconds =
+      static_cast<int>(int_env(program, "MAIL_RETRY_BASE_SECONDS", 60, 1, 86400));
+  c.mail_max_per_address_per_hour =
+      static_cast<int>(int_env(program, "MAIL_MAX_PER_ADDRESS_PER_HOUR", 10, 1, 10000));
+  c.password_reset_ttl_seconds =
+      int_env(program, "PASSWORD_RESET_TTL_SECONDS", 3600, 300, 7 * 86400);
+  c.password_forgot_max_per_email =
+      static_cast<int>(int_env(program, "PASSWORD_FORGOT_MAX_PER_EMAIL", 3, 1, 100));
+  c.password_forgot_window_seconds =
+      static_cast<int>(int_env(program, "PASSWORD_FORGOT_WINDOW_SECONDS", 3600, 60, 86400));
+  if (c.mail_url.empty()) return;
+
+  const char* kMailUrlForm =
+      "MAIL_URL must be smtp://host[:port] (STARTTLS) or smtps://host[:port] (TLS), credentials "
+      "as user:password@ or in MAIL_CREDENTIALS_FILE";
+  std::unique_ptr<CURLU, CurlUrlDeleter> url(curl_url());
+  if (!url || curl_url_set(url.get(), CURLUPART_URL, c.mail_url.c_str(), 0) != CURLUE_OK) {
+    die(program, std::string(kMailUrlForm) + "; the value set is not a URL");
+  }
+  std::string scheme = url_part(url.get(), CURLUPART_SCHEME);
+  if (scheme != "smtp" && scheme != "smtps") {
+    die(program, std::string(kMailUrlForm) + "; got the scheme '" + scheme + "'");
+  }
+  if (url_part(url.get(), CURLUPART_HOST).empty()) {
+    die(program, std::string(kMailUrlForm) + "; the host is missing");
+  }
+  if (!url_part(url.get(), CURLUPART_QUERY).empty() ||
+      !url_part(url.get(), CURLUPART_FRAGMENT).empty()) {
+    die(program, std::string(kMailUrlForm) + "; a query or fragment is not allowed");
+  }
+  if (!c.mail_credentials_file.empty()) {
+    struct stat st {};
+    if (stat(c.mail_credentials_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        access(c.mail_credentials_file.c_str(), R_OK) != 0) {
+      die(program, "MAIL_CREDENTIALS_FILE '" + c.mail_credentials_file +
+                       "' is not a readable regular file (one line: user:password)");
+    }
+  }
+
+  std::string from = str_env("MAIL_FROM");
+  std::optional<Mailbox> mailbox = mailbox_parse(from);
+  if (!mailbox) {
+    die(program, "MAIL_FROM must be an address or 'Name <address>' when MAIL_URL is set, got '" +
+                     from + "'");
+  }
+  c.mail_from_name = mailbox->name;
+  c.mail_from_address = mailbox->address;
+
+  std::string public_url = str_env("PUBLIC_URL");
+  const std::string kPublicForm =
+      "PUBLIC_URL must be the admin front-end's http:// or https:// base URL (links in mails "
+      "point there) when MAIL_URL is set, without query or fragment, got '" +
+      public_url + "'";
+  std::unique_ptr<CURLU, CurlUrlDeleter> pub(curl_url());
+  if (public_url.empty() || !pub ||
+      curl_url_set(pub.get(), CURLUPART_URL, public_url.c_str(), 0) != CURLUE_OK) {
+    die(program, kPublicForm);
+  }
+  std::string pub_scheme = url_part(pub.get(), CURLUPART_SCHEME);
+  if ((pub_scheme != "http" && pub_scheme != "https") ||
+      url_part(pub.get(), CURLUPART_HOST).empty() ||
+      !url_part(pub.get(), CURLUPART_QUERY).empty() ||
+      !url_part(pub.get(), CURLUPART_FRAGMENT).empty() ||
+      !url_part(pub.get(), CURLUPART_USER).empty() ||
+      public_url.find_first_of(" \t\r\n\"<>") != std::string::npos) {
+    die(program, kPublicForm);
+  }
+  while (!public_url.empty() && public_url.back() == '/') public_url.pop_back();
+  c.public_url = public_url;
+}
+
 }  // namespace
 
 Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
@@ -193,6 +287,12 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       static_cast<int>(int_env(program, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 300));
   c.webhooks_max_per_tenant =
       static_cast<int>(int_env(program, "WEBHOOKS_MAX_PER_TENANT", 20, 1, 1000));
+  c.webhook_disable_after_failures =
+      static_cast<int>(int_env(program, "WEBHOOK_DISABLE_AFTER_FAILURES", 10, 0, 1000));
+  c.webhook_disable_after_hours =
+      static_cast<int>(int_env(program, "WEBHOOK_DISABLE_AFTER_HOURS", 72, 0, 8760));
+  c.webhook_resend_max_pending =
+      static_cast<int>(int_env(program, "WEBHOOK_RESEND_MAX_PENDING", 100, 1, 100000));
   c.tenants_max_per_user =
       static_cast<int>(int_env(program, "TENANTS_MAX_PER_USER", 20, 1, 100000));
   c.invitations_max_pending_per_tenant =
@@ -220,6 +320,7 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   c.tenant_requests_in_progress =
       int_env(program, "TENANT_REQUESTS_IN_PROGRESS", c.tenant_requests_in_progress, 0, 10000);
   c.healthz_cache_ms = int_env(program, "HEALTHZ_CACHE_MS", c.healthz_cache_ms, 0, 60000);
+  mail_settings_or_exit(program, c);
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");
   if (needs == ConfigNeeds::kDatabaseAndSecret) {

@@ -27,6 +27,15 @@ struct Config {
   // Live webhook subscriptions one tenant may have (WEBHOOKS_MAX_PER_TENANT):
   // each event is sent once per subscription (docs/security.md).
   int webhooks_max_per_tenant = 20;
+  // Automatic disabling (README "Webhook deliveries"): a subscription whose
+  // last WEBHOOK_DISABLE_AFTER_FAILURES finished deliveries all failed and
+  // that has delivered nothing for WEBHOOK_DISABLE_AFTER_HOURS is disabled
+  // by the worker. 0 failures: never.
+  int webhook_disable_after_failures = 10;
+  int webhook_disable_after_hours = 72;
+  // A redelivery or test event is refused (422) while its subscription has
+  // this many pending deliveries (WEBHOOK_RESEND_MAX_PENDING, decision 0103).
+  int webhook_resend_max_pending = 100;
   // Collections a user or tenant grows (docs/security.md, "Resource limits";
   // docs/decisions/0030-caps-on-what-users-and-tenants-grow.md): tenants a user
   // created (TENANTS_MAX_PER_USER), live pending invitations of a tenant
@@ -74,6 +83,28 @@ struct Config {
   // The worker purges finished webhook deliveries and their events after
   // this many days; 0 keeps them for ever.
   int retention_days = 30;
+
+  // Outgoing mail (docs/decisions/0097-mail-outbox.md): on when MAIL_URL is
+  // set; then MAIL_FROM and PUBLIC_URL are required. Handlers only ask
+  // mail_enabled() (invitations travel by mail, password reset); the
+  // worker sends.
+  std::string mail_url;  // smtp://host[:port] or smtps://..., may hold user:password@
+  // A file holding "user:password" for SMTP AUTH (the worker reads it).
+  std::string mail_credentials_file;
+  std::string mail_from_name;     // MAIL_FROM's display name, may be empty
+  std::string mail_from_address;  // MAIL_FROM's address
+  std::string public_url;         // the admin front-end's base URL, no trailing "/"
+  int mail_timeout_seconds = 30;
+  int mail_max_attempts = 10;
+  int mail_retry_base_seconds = 60;
+  // Mails sent to one address in any hour, all kinds and tenants together;
+  // beyond it a mail is skipped (no mailbox can be flooded).
+  int mail_max_per_address_per_hour = 10;
+  // Password reset (handlers/auth/password_reset.cc).
+  int64_t password_reset_ttl_seconds = 3600;
+  int password_forgot_max_per_email = 3;
+  int password_forgot_window_seconds = 3600;
+  bool mail_enabled() const { return !mail_url.empty(); }
 };
 
 enum class ConfigNeeds { kDatabase, kDatabaseAndSecret };

@@ -3,7 +3,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 CA_PACKAGES=(build-essential cmake pkg-config libfcgi-dev libcjson-dev libpq-dev libsodium-dev
-  libcurl4-openssl-dev libgtest-dev nginx postgresql spawn-fcgi wrk curl ccache)
+  libcurl4-openssl-dev libgtest-dev nginx postgresql spawn-fcgi wrk curl ccache python3-aiosmtpd)
 
 CA_GROUPS=(auth tenants team-members categories products orders announcements webhooks)
 

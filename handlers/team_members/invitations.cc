@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "auth.h"
 #include "config.h"
@@ -50,6 +51,30 @@ const Statement kCreate{
     "WHERE NOT EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id "
     "                  WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)) "
     "RETURNING " CA_INVITATION_STORED_JSON};
+
+// The same with mail configured (docs/decisions/0098-invitations-by-mail.md):
+// $7 the token's secret. The invitee's mail goes to the outbox (sql/041)
+// in the same statement, holding the token (inv_<tenant>_<id>_<secret>,
+// invitation_token.h) until the worker has sent it; the answer does not.
+const Statement kCreateMailed{
+    "invitations_create_mailed",
+    "WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() "
+    "    WHERE tenant_id = $1 AND lower(email) = lower($2) AND status = 'pending' "
+    "      AND expires_at > now()), "
+    "created AS (INSERT INTO invitations AS i "
+    "      (tenant_id, email, role, token_hash, invited_by, expires_at) "
+    "    SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6) "
+    "    WHERE NOT EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id "
+    "                      WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)) "
+    "    RETURNING " CA_INVITATION_STORED_JSON
+    ", i.email, i.role, i.expires_at), "
+    "mail AS (INSERT INTO mails (tenant_id, kind, recipient, data) "
+    "    SELECT $1, 'invitation', c.email, jsonb_build_object("
+    "      'token', 'inv_' || $1::bigint || '_' || c.id || '_' || $7::text, "
+    "      'tenant_name', t.name, 'inviter_name', u.name, 'role', c.role, "
+    "      'expires_at', ca_ts(c.expires_at)) "
+    "    FROM created c, tenants t, users u WHERE t.id = $1 AND u.id = $5) "
+    "SELECT id, status, json FROM created"};
 
 // $1 tenant. Invites of one tenant take turns from here to COMMIT (sql/039),
 // so that kPendingOthers, in a statement of its own after it, sees every
@@ -112,7 +137,15 @@ const Statement kAcceptable{
 // of the tenant filtered by it, for Citus). $2 invitation, $3 token hash,
 // $4 the accepting account (from its session; NULL: create one, named $5
 // with password hash $6), $7 the answer to any token that cannot be
-// accepted, $8 the answer when the account is a member already.
+// accepted, $8 the answer when the account is a member already, $9 'now'
+// when mail is configured (NULL otherwise).
+//
+// With mail ($9), the token travelled only to the invited mailbox, so
+// accepting proves the address: the account gets email_verified_at
+// (created, or joining with its bearer token), and on the create path an
+// existing account of the email joins instead of a refusal that would say
+// the email has one; its name and password stay, and its owner is told by
+// mail (`joined_existing_account`).
 //
 // The single use is a conditional update (`c`): of two accepts of one token
 // at once, the second waits for the first's row lock, then finds the row no
@@ -131,15 +164,21 @@ const Statement kAccept{
     "             AND i.status = 'pending' AND i.expires_at > now() "
     "           RETURNING i.email, i.role, i.invited_by), "
     "a AS (SELECT u.id, u.name, u.email FROM users u JOIN c ON lower(u.email) = lower(c.email) "
-    "      WHERE u.id = $4::bigint), "
-    "n AS (INSERT INTO users (name, email, password_hash, tenant_id) "
-    "      SELECT $5, c.email, $6, $1 FROM c WHERE $4::bigint IS NULL "
+    "      WHERE u.id = $4::bigint OR ($4::bigint IS NULL AND $9::timestamptz IS NOT NULL)), "
+    "n AS (INSERT INTO users (name, email, password_hash, tenant_id, email_verified_at) "
+    "      SELECT $5, c.email, $6, $1, $9::timestamptz FROM c "
+    "      WHERE $4::bigint IS NULL AND NOT EXISTS (SELECT 1 FROM a) "
     "      ON CONFLICT (lower(email)) DO NOTHING RETURNING id, name, email), "
     "j AS (SELECT id, name, email FROM a UNION ALL SELECT id, name, email FROM n), "
     "m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT $1, j.id, c.role FROM j, c "
     "      ON CONFLICT DO NOTHING RETURNING user_id), "
-    "cur AS (UPDATE users u SET tenant_id = $1, updated_at = now() FROM a, m "
+    "cur AS (UPDATE users u SET tenant_id = $1, updated_at = now(), "
+    "          email_verified_at = COALESCE(u.email_verified_at, $9::timestamptz) FROM a, m "
     "        WHERE u.id = a.id AND m.user_id = a.id), "
+    "told AS (INSERT INTO mails (tenant_id, kind, recipient, data) "
+    "         SELECT $1, 'joined_existing_account', a.email, "
+    "           jsonb_build_object('tenant_name', t.name, 'role', c.role) "
+    "         FROM a, c, m, tenants t WHERE $4::bigint IS NULL AND t.id = $1), "
     "" CA_EVENTS_CTE("$1",
         "SELECT $1::bigint, 'user.registered', "
         "ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb "
@@ -197,15 +236,22 @@ Result<Response> invitations_create(Ctx& ctx) {
     return Error::limit_reached("pending invitations per tenant", max,
                                 "INVITATIONS_MAX_PENDING_PER_TENANT");
   }
-  CA_TRY(done, w.commit({{&kCreate,
-                          {tenant_id, email.value, role.value, invitation_secret_hash(secret),
-                           w.who().user_id, ctx.config.invitation_ttl_seconds}}}));
+  // With mail configured the token goes to the invitee's mailbox only (the
+  // outbox row written with the invitation), never to the inviter.
+  const bool mailed = ctx.config.mail_enabled();
+  std::vector<Param> params{tenant_id,       email.value,
+                            role.value,      invitation_secret_hash(secret),
+                            w.who().user_id, ctx.config.invitation_ttl_seconds};
+  if (mailed) params.emplace_back(secret);
+  CA_TRY(done, w.commit({{mailed ? &kCreateMailed : &kCreate, std::move(params)}}));
   Rows& r = done[0].rows();
   if (r.empty()) return Error::conflict("The user is already a member of this tenant");
 
   Json out = json_object();
   json_add(out.get(), "invitation", json_rendered(r, 0));
-  json_add_str(out.get(), "token", invitation_token_format(tenant_id, r.int64(0, "id"), secret));
+  if (!mailed) {
+    json_add_str(out.get(), "token", invitation_token_format(tenant_id, r.int64(0, "id"), secret));
+  }
   return Response::json(201, out);
 }
 
@@ -267,7 +313,12 @@ Result<Response> invitations_accept(Ctx& ctx) {
     // costly hash (the accept checks both again).
     DbResult acceptable = ctx.db.exec(kAcceptable, {tenant_id, parsed->invitation_id, hash});
     if (!acceptable.ok()) return Error::database(acceptable.error());
-    if (acceptable->empty() || !acceptable->boolean(0, "email_free")) return invalid_invitation();
+    // With mail, an existing account joins instead (kAccept): the same
+    // answer, after the same hash, whether the email has one or not.
+    if (acceptable->empty() ||
+        (!acceptable->boolean(0, "email_free") && !ctx.config.mail_enabled())) {
+      return invalid_invitation();
+    }
     if (client_gone(ctx.req)) return Error::client_closed("Client closed the request");
     password_hashed = password_hash(password.value);
     if (!password_hashed) return Error::internal("password hashing failed");
@@ -287,7 +338,8 @@ Result<Response> invitations_accept(Ctx& ctx) {
                {&kAccept,
                 {tenant_id, parsed->invitation_id, hash, has_account ? Param(who.user_id) : Param(),
                  has_account ? Param() : Param(name.value), password_hashed,
-                 invalid_invitation().message, "You are already a member of this tenant"}});
+                 invalid_invitation().message, "You are already a member of this tenant",
+                 ctx.config.mail_enabled() ? Param("now") : Param()}});
            return q;
          }));
   return member_response(201, "Invitation accepted", w.results.back().rows().text(0, "member"));

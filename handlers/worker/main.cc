@@ -36,6 +36,7 @@ const Task kTasks[] = {
     {"scheduled publishing", ca::task_publish_scheduled},
     {"push notifications", ca::task_send_push},
     {"webhook deliveries", ca::task_deliver_webhooks},
+    {"mails", ca::task_send_mails},
     {"expired sessions", ca::task_purge_sessions},
     {"retention", ca::task_purge_old_records},
     {"expired idempotency keys", ca::task_purge_idempotency_keys},
@@ -89,9 +90,9 @@ int main(int argc, char** argv) {
       bool help = std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
       std::fprintf(help ? stdout : stderr,
                    "usage: commerce-admin-worker [--loop]\n"
-                   "  One pass of webhook deliveries, push, scheduled publishing and purges (the\n"
-                   "  systemd timer's), or with --loop a pass about every second until SIGTERM.\n"
-                   "  Configuration comes from the environment.\n");
+                   "  One pass of webhook deliveries, mail, push, scheduled publishing and\n"
+                   "  purges (the systemd timer's), or with --loop a pass about every second\n"
+                   "  until SIGTERM. Configuration comes from the environment.\n");
       return help ? 0 : 2;
     }
   }
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
       ca::config_from_env_or_exit("commerce-admin-worker", ca::ConfigNeeds::kDatabase);
   ca::crypto_init();
   ca::tasks_init();
+  ca::mail_tasks_init(config);
   struct sigaction sa {};
   sa.sa_handler = on_stop;
   sigaction(SIGTERM, &sa, nullptr);

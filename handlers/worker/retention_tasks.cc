@@ -53,6 +53,16 @@ const Statement kPurgeEvents{
     "  ORDER BY o.created_at LIMIT 1000) x "
     "WHERE e.tenant_id = x.tenant_id AND e.id = x.id"};
 
+// Mails sent, failed or skipped more than $1 days ago (mails_finished_idx,
+// sql/041). Pending ones stay: they fail after MAIL_MAX_ATTEMPTS.
+const Statement kPurgeMails{
+    "worker_retention_mails",
+    "DELETE FROM mails m USING ("
+    "  SELECT tenant_id, id FROM mails "
+    "  WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1) "
+    "  ORDER BY created_at LIMIT 1000) o "
+    "WHERE m.tenant_id = o.tenant_id AND m.id = o.id"};
+
 // One batch of a table: rows deleted, or -1 when the statement failed
 // (logged here).
 int64_t run_batch(Db& db, const Statement& statement, const std::vector<Param>& params,
@@ -75,6 +85,11 @@ int64_t purge_old_events(Db& db, const Config& config) {
   return run_batch(db, kPurgeEvents, {config.retention_days}, "old events");
 }
 
+int64_t purge_old_mails(Db& db, const Config& config) {
+  if (config.retention_days == 0) return 0;
+  return run_batch(db, kPurgeMails, {config.retention_days}, "old mails");
+}
+
 struct Purge {
   const char* what;
   int64_t (*batch)(Db&, const Config&);  // one batch of at most kBatch rows
@@ -84,6 +99,7 @@ struct Purge {
 const Purge kPurges[] = {
     {"old webhook deliveries", purge_old_deliveries},
     {"old events", purge_old_events},
+    {"old mails", purge_old_mails},
 };
 
 }  // namespace

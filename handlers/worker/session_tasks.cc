@@ -31,6 +31,20 @@ const Statement kPurgeLoginFailures{
     "login_failures WHERE expires_at <= now() ORDER BY expires_at LIMIT 1000 "
     "FOR UPDATE SKIP LOCKED))"};
 
+// Password reset tokens past their expiry (used or not: either way they
+// reset nothing any more), and per-email forgot-password records that
+// limit nothing any more (sql/041). The same shape.
+const Statement kPurgePasswordResets{
+    "worker_password_resets_purge",
+    "DELETE FROM password_resets WHERE token_hash = ANY (ARRAY(SELECT token_hash FROM "
+    "password_resets WHERE expires_at <= now() ORDER BY expires_at LIMIT 1000 "
+    "FOR UPDATE SKIP LOCKED))"};
+const Statement kPurgeForgotRequests{
+    "worker_password_forgot_requests_purge",
+    "DELETE FROM password_forgot_requests WHERE email_key = ANY (ARRAY(SELECT email_key FROM "
+    "password_forgot_requests WHERE expires_at <= now() ORDER BY expires_at LIMIT 1000 "
+    "FOR UPDATE SKIP LOCKED))"};
+
 // Runs `purge` (one batch of at most kPurgeBatch rows) until a batch comes
 // back short or kPurgeMaxPerPass rows are gone; -1 on a database error.
 int purge_in_batches(Db& db, const Statement& purge, const char* what) {
@@ -55,7 +69,11 @@ int task_purge_sessions(Db& db, const Config&) {
   if (sessions < 0) return -1;
   int failures = purge_in_batches(db, kPurgeLoginFailures, "stale login failures");
   if (failures < 0) return -1;
-  return sessions + failures;
+  int resets = purge_in_batches(db, kPurgePasswordResets, "expired password reset tokens");
+  if (resets < 0) return -1;
+  int forgot = purge_in_batches(db, kPurgeForgotRequests, "stale forgot-password records");
+  if (forgot < 0) return -1;
+  return sessions + failures + resets + forgot;
 }
 
 }  // namespace ca

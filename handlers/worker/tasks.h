@@ -22,10 +22,15 @@ int task_publish_scheduled(Db& db, const Config& config);
 int task_send_push(Db& db, const Config& config);
 // Delivers due webhook deliveries (signed POSTs, retries with backoff).
 int task_deliver_webhooks(Db& db, const Config& config);
+// Sends due mails of the outbox over SMTP (mail_tasks.cc); nothing
+// without MAIL_URL.
+int task_send_mails(Db& db, const Config& config);
+// Reads MAIL_CREDENTIALS_FILE at start-up (one line and exit 2 when bad).
+void mail_tasks_init(const Config& config);
 // Deletes sessions past their expiry.
 int task_purge_sessions(Db& db, const Config& config);
-// Deletes finished webhook deliveries and unreferenced events older than
-// RETENTION_DAYS, in batches (retention_tasks.cc).
+// Deletes finished webhook deliveries, unreferenced events and finished
+// mails older than RETENTION_DAYS, in batches (retention_tasks.cc).
 int task_purge_old_records(Db& db, const Config& config);
 // Deletes idempotency keys past their lifetime (24 h), and their hourly
 // counts past the cap's window (sql/038).

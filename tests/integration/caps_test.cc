@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "mailbox.h"
 #include "stack.h"
 
 namespace ca::test {
@@ -233,7 +234,7 @@ TEST(Caps, PendingInvitationsStopAtTheCapUntilOneIsRevokedAcceptedOrExpires) {
   // Inviting a pending email again replaces its invitation: no new slot needed.
   HttpResponse again = invite(s, b);
   ASSERT_EQ(again.status, 201) << again.body;
-  const std::string b_token = again.str("token");
+  const std::string b_token = invitation_token_of(again, s.tenant);
   EXPECT_EQ(live_pending(s), to_string(max));
 
   // A revoked invitation frees its slot.
@@ -348,7 +349,7 @@ std::pair<int64_t, std::string> tenant_inviting(const std::string& admin, const 
       http("POST", invite_path(tenant),
            {.token = admin, .body = R"({"email":)" + json_text(u.email) + R"(,"role":"MEMBER"})"});
   EXPECT_EQ(r.status, 201) << r.body;
-  return {tenant, r.str("token")};
+  return {tenant, invitation_token_of(r, tenant)};
 }
 
 HttpResponse accept(const TestUser& u, const std::string& invitation_token) {

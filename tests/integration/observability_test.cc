@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "mailbox.h"
 #include "own_handler.h"
 #include "receiver.h"
 #include "stack.h"
@@ -494,7 +495,7 @@ TEST(RoundTrips, InvitationAcceptTakesOneRoundTripAndTwoForANewAccount) {
         http("POST", members,
              {.token = admin, .body = R"({"email":)" + json_text(email) + R"(,"role":"MEMBER"})"});
     EXPECT_EQ(r.status, 201) << r.body;
-    return r.str("token");
+    return invitation_token_of(r, tenant);
   };
   auto as_new = [&](const std::string& id) {
     return post(handler, kUri, "", id,

@@ -154,6 +154,8 @@ const std::vector<std::string> kNone = {};
 // One path of every API location (nginx/commerce-admin.conf.in).
 const std::vector<std::string> kApiPaths = {"/api/v2/admin/login",
                                             "/api/v2/admin/logout",
+                                            "/api/v2/admin/password/forgot",
+                                            "/api/v2/admin/password/reset",
                                             "/api/v2/admin/ping",
                                             "/api/v2/admin/tenants",
                                             "/api/v2/admin/team-members/1",

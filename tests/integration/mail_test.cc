@@ -478,5 +478,38 @@ TEST(MailSending, MailsToOneAddressAreBoundedPerHour) {
   EXPECT_EQ(captured_mails(to).size(), 10u);
 }
 
+// --- nginx -------------------------------------------------------------------
+
+// forgot and reset share a budget per client address at the login rate (a
+// zone of their own). From an address of its own, so other tests keep theirs.
+TEST(ZzPasswordRateLimit, ForgotAndResetStormFromOneAddressGets429) {
+  const std::string storm_ip = "127.0.0.4";
+  int limited = 0, other = 0;
+  for (int round = 0; round < 5 && limited == 0; ++round) {
+    auto results = http_concurrent(150, 16, [&](int i) {
+      return http("POST", i % 2 ? "/api/v2/admin/password/forgot" : "/api/v2/admin/password/reset",
+                  {.body = "{}", .source_ip = storm_ip});
+    });
+    for (const HttpResponse& r : results) {
+      if (r.status == 429) {
+        ++limited;
+        EXPECT_EQ(r.body, R"({"error":"Too many requests"})");
+      } else {
+        ++other;
+        EXPECT_EQ(r.status, 422) << r.body;  // no fields
+      }
+    }
+  }
+  EXPECT_GT(limited, 0) << "nothing was limited";
+  EXPECT_GT(other, 0) << "the burst should let the first ones through";
+  // Logins from that address have their own budget.
+  EXPECT_EQ(http("POST", "/api/v2/admin/login",
+                 {.body = R"({"email":)" + json_text(admin_email()) + R"(,"password":)" +
+                          json_text(admin_password()) + "}",
+                  .source_ip = storm_ip})
+                .status,
+            200);
+}
+
 }  // namespace
 }  // namespace ca::test

@@ -229,6 +229,27 @@ TEST(DbRoles, EveryTableIsTheOwnersAndTheRuntimeRoleHasItsDmlOnly) {
             15);
 }
 
+// pg_restore loads data with an empty search_path, and computes generated
+// columns and checks CHECK constraints as it loads: a function they call
+// that calls another unqualified failed there, and the restore left
+// products, announcements and tenants empty (docs/operations.md, "Back up
+// and restore", run by scripts/check-systemd). Every function such an
+// expression calls carries search_path = public (sql/051); a later
+// CREATE OR REPLACE without it would drop it.
+TEST(DbRestore, EveryFunctionAGeneratedColumnOrConstraintCallsHasItsSearchPath) {
+  const char* used_by_expressions =
+      "FROM pg_depend d JOIN pg_proc p ON p.oid = d.refobjid "
+      "WHERE d.refclassid = 'pg_proc'::regclass "
+      "AND d.classid IN ('pg_attrdef'::regclass, 'pg_constraint'::regclass, "
+      "'pg_class'::regclass) AND p.pronamespace = 'public'::regnamespace";
+  EXPECT_EQ(sql(std::string("SELECT DISTINCT p.oid::regprocedure::text ") + used_by_expressions +
+                " AND NOT coalesce('search_path=public' = ANY (p.proconfig), false) ORDER BY 1"),
+            std::vector<std::string>{});
+  // Not empty-handed: products.api_json and the tenants' settings check.
+  EXPECT_GE(
+      std::stoi(sql(std::string("SELECT count(DISTINCT p.oid) ") + used_by_expressions).at(0)), 2);
+}
+
 // Handlers and the worker hold their connections as the runtime role: no
 // client of the service's database but this test's is another role.
 TEST(DbRoles, TheStacksProcessesConnectAsTheRuntimeRole) {

@@ -9,10 +9,13 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <map>
 #include <regex>
 #include <string>
 #include <thread>
@@ -476,6 +479,61 @@ TEST(MailSending, MailsToOneAddressAreBoundedPerHour) {
                 "' GROUP BY status ORDER BY status"),
             (std::vector<std::string>{"sent", "skipped"}));
   EXPECT_EQ(captured_mails(to).size(), 10u);
+}
+
+// --- settings ----------------------------------------------------------------
+
+struct Exit {
+  int status = -1;
+  std::string err;
+};
+
+// `program` with the stack's environment and `env` on top; killed after 10 s.
+Exit run_program(const std::string& program, const std::map<std::string, std::string>& env) {
+  static int n = 0;
+  std::string err = state_dir() + "/mail-startup-" + std::to_string(getpid()) + "-" +
+                    std::to_string(++n) + ".err";
+  std::string script = stack_shell_prelude(env) + "exec timeout -s KILL 10 " + program +
+                       " </dev/null >/dev/null 2>" + shell_quote(err);
+  int raw = std::system(("/bin/bash -c " + shell_quote(script)).c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), file_text(err)};
+}
+
+// A bad mail setting stops every process at start with one line naming it
+// (exit 2); MAIL_URL's value is never repeated (it may hold a password).
+TEST(MailStartup, ABadMailSettingIsOneLineAndExit2) {
+  const std::string form =
+      "MAIL_URL must be smtp://host[:port] (STARTTLS) or smtps://host[:port] (TLS), credentials "
+      "as user:password@ or in MAIL_CREDENTIALS_FILE";
+  const std::string public_form =
+      "PUBLIC_URL must be the admin front-end's http:// or https:// base URL (links in mails "
+      "point there) when MAIL_URL is set, without query or fragment, got ";
+  struct Case {
+    std::map<std::string, std::string> env;
+    std::string line;
+  };
+  const std::vector<Case> cases = {
+      {{{"MAIL_URL", "http://user:s3cret@relay.example"}}, form + "; got the scheme 'http'"},
+      {{{"MAIL_URL", "smtp://user:s3cret@relay.example:587/?x=1"}},
+       form + "; a query or fragment is not allowed"},
+      {{{"MAIL_URL", "smtp://"}}, form + "; the value set is not a URL"},
+      {{{"MAIL_FROM", "not an address"}},
+       "MAIL_FROM must be an address or 'Name <address>' when MAIL_URL is set, got 'not an "
+       "address'"},
+      {{{"PUBLIC_URL", "ftp://admin.example"}}, public_form + "'ftp://admin.example'"},
+      {{{"PUBLIC_URL", kUnset}}, public_form + "''"},
+      {{{"MAIL_CREDENTIALS_FILE", "/nonexistent/mail"}},
+       "MAIL_CREDENTIALS_FILE '/nonexistent/mail' is not a readable regular file (one line: "
+       "user:password)"},
+  };
+  for (const Case& c : cases) {
+    for (const std::string program : {"commerce-admin-worker", "commerce-admin-auth"}) {
+      Exit e = run_program(program, c.env);
+      EXPECT_EQ(e.status, 2) << program << " " << c.line;
+      EXPECT_EQ(e.err, program + ": " + c.line + "\n");
+      EXPECT_EQ(e.err.find("s3cret"), std::string::npos);
+    }
+  }
 }
 
 // --- nginx -------------------------------------------------------------------

@@ -460,6 +460,41 @@ TEST(MailSending, EachMailIsSentOnceWithTwoWorkers) {
   for (const std::string& to : recipients) EXPECT_EQ(captured_mails(to).size(), 1u) << to;
 }
 
+// Fair between tenants: a tenant with a backlog does not hold up another's
+// mail; each tenant with due mails gets a turn (at most 2 of a tenant's per
+// turn) before any tenant's next ones.
+TEST(MailSending, ATenantsBacklogDoesNotHoldUpAnothersMail) {
+  std::string admin = admin_token();
+  int64_t busy = create_tenant(admin, unique("Backlog"));
+  int64_t quiet = create_tenant(admin, unique("Quiet"));
+  StackWorkerPause pause;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(invite(admin, busy, unique("bulk") + "@test.local").status, 201);
+  }
+  std::string to = unique("waiting") + "@test.local";
+  ASSERT_EQ(invite(admin, quiet, to).status, 201);
+  {
+    WorkerProcess worker;
+    ASSERT_TRUE(wait_for_mail(to, [](const CapturedMail&) { return true; }));
+    EXPECT_TRUE(eventually(
+        [&] {
+          return sql("SELECT count(*) FROM mails WHERE tenant_id = " + std::to_string(busy) +
+                     " AND status = 'pending'")[0] == "0";
+        },
+        std::chrono::seconds(30)));
+  }
+  // Sent before it: at most one turn of the busy tenant's.
+  std::vector<std::string> sent_at =
+      sql("SELECT sent_at FROM mails WHERE tenant_id = " + std::to_string(quiet) +
+          " AND status = 'sent'");
+  ASSERT_EQ(sent_at.size(), 1u);
+  std::vector<std::string> before =
+      sql("SELECT count(*) FROM mails WHERE tenant_id = " + std::to_string(busy) +
+          " AND sent_at < '" + sent_at[0] + "'::timestamptz");
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_LE(std::stoi(before[0]), 2);
+}
+
 // No mailbox is flooded: beyond MAIL_MAX_PER_ADDRESS_PER_HOUR (10) mails to
 // one address in an hour, whatever tenant sends them, the rest are skipped.
 TEST(MailSending, MailsToOneAddressAreBoundedPerHour) {

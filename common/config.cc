@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "mail_message.h"
+#include "small_file.h"
 
 namespace ca {
 namespace {
@@ -83,34 +84,10 @@ bool writable_by_this_user(const struct stat& st) {
 constexpr size_t kMaxSecretBytes = 4096;
 
 std::string read_secret_or_exit(const char* program, const std::string& path, struct stat* file) {
-  const std::string name = "TOKEN_SECRET_FILE '" + path + "'";
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) die(program, name + " cannot be read: " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    die(program, name + " is not a regular file");
-  }
-  *file = st;
-  std::string secret;
-  char buf[1024];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      die(program, name + " cannot be read: " + std::strerror(err));
-    }
-    if (n == 0) break;
-    secret.append(buf, static_cast<size_t>(n));
-    if (secret.size() > kMaxSecretBytes) {
-      close(fd);
-      die(program, name + " is larger than " + std::to_string(kMaxSecretBytes) + " bytes");
-    }
-  }
-  close(fd);
-  return secret;
+  SmallFile f = read_small_file(path, kMaxSecretBytes);
+  if (!f.ok()) die(program, "TOKEN_SECRET_FILE '" + path + "' " + f.problem);
+  *file = f.st;
+  return std::move(f.text);
 }
 
 struct CurlUrlDeleter {

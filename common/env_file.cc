@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "small_file.h"
+
 namespace ca {
 namespace {
 
@@ -172,42 +174,20 @@ void env_file_fill_environment_or_exit(const char* program) {
   const char* override_path = std::getenv("COMMERCE_ADMIN_ENV_FILE");
   std::string path =
       override_path != nullptr && *override_path != '\0' ? override_path : kEnvFilePath;
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    if (errno == ENOENT) return;
+  SmallFile file = read_small_file(path, kMaxEnvFileBytes);
+  if (!file.ok() && file.error == ENOENT) return;
+  if (!file.ok() && file.error != 0) {
     std::fprintf(stderr,
-                 "%s: DATABASE_URL is not set and %s cannot be read: %s (run this as root or as "
-                 "the service's account, or set DATABASE_URL)\n",
-                 program, path.c_str(), std::strerror(errno));
+                 "%s: DATABASE_URL is not set and %s %s (run this as root or as the service's "
+                 "account, or set DATABASE_URL)\n",
+                 program, path.c_str(), file.problem.c_str());
     std::exit(2);
   }
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    std::fprintf(stderr, "%s: %s is not a regular file\n", program, path.c_str());
+  if (!file.ok()) {
+    std::fprintf(stderr, "%s: %s %s\n", program, path.c_str(), file.problem.c_str());
     std::exit(2);
   }
-  std::string text;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      std::fprintf(stderr, "%s: %s cannot be read: %s\n", program, path.c_str(),
-                   std::strerror(err));
-      std::exit(2);
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > kMaxEnvFileBytes) {
-      close(fd);
-      std::fprintf(stderr, "%s: %s is larger than 1 MiB\n", program, path.c_str());
-      std::exit(2);
-    }
-  }
-  close(fd);
+  const std::string& text = file.text;
   // The environment wins over the file (MIGRATE_DATABASE_URL=... on the
   // command line); within the file, the last assignment of a key wins.
   std::vector<std::pair<std::string, std::string>> vars = parse_env_file(text);

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
+#include <utility>
 
 #include "log.h"
+#include "small_file.h"
 
 namespace ca {
 namespace {
@@ -56,13 +56,10 @@ bool loopback_host(const std::string& url_text) {
 }  // namespace
 
 std::string mail_credentials_or_exit(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  if (in) text << in.rdbuf();
-  std::string s = text.str();
+  SmallFile file = read_small_file(path, 4096);
+  std::string s = std::move(file.text);
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  if (!in || s.size() > 4096 || s.find(':') == std::string::npos ||
-      s.find('\n') != std::string::npos) {
+  if (!file.ok() || s.find(':') == std::string::npos || s.find('\n') != std::string::npos) {
     std::fprintf(stderr,
                  "%scommerce-admin-worker: MAIL_CREDENTIALS_FILE '%s' must hold one line "
                  "user:password\n",

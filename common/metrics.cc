@@ -324,7 +324,16 @@ Result<Response> metrics_handler(Ctx& ctx) {
       "  (SELECT count(*) FROM announcements WHERE status = 'published' AND is_push_enabled "
       "     AND push_status IN ('pending', 'sending')) AS commerce_admin_push_pending, "
       "  (SELECT EXTRACT(EPOCH FROM last_success_at)::float8 FROM worker_status) "
-      "    AS last_success"};
+      "    AS last_success, "
+      // Along webhook_deliveries_finished_idx (sql/022): the last hour's rows.
+      "  (SELECT count(*) FROM webhook_deliveries "
+      "     WHERE status = 'delivered' AND created_at > now() - interval '1 hour') "
+      "    AS delivered_last_hour, "
+      "  (SELECT count(*) FROM webhook_deliveries "
+      "     WHERE status = 'failed' AND created_at > now() - interval '1 hour') "
+      "    AS failed_last_hour, "
+      "  (SELECT count(*) FROM webhooks WHERE NOT is_active AND deleted_at IS NULL) "
+      "    AS commerce_admin_webhooks_disabled"};
   std::string out = metrics_render_files(g_dir);
   DbResult r = ctx.db.exec(kGauges);
   appendf(&out,
@@ -343,12 +352,23 @@ Result<Response> metrics_handler(Ctx& ctx) {
          "Webhook deliveries that failed for good in the last hour."},
         {"commerce_admin_webhooks_failing", "Active webhook subscriptions marked failing."},
         {"commerce_admin_push_pending", "Published announcements whose push is not sent yet."},
+        {"commerce_admin_webhooks_disabled",
+         "Webhook subscriptions disabled (automatically or by an ADMIN), not deleted."},
     };
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 6; ++i) {
       appendf(&out, "# HELP %s %s\n# TYPE %s gauge\n%s %s\n", kGaugeNames[i].name,
               kGaugeNames[i].help, kGaugeNames[i].name, kGaugeNames[i].name,
               std::string(r->text(0, kGaugeNames[i].name)).c_str());
     }
+    // By outcome, one label set for the installation (never per tenant).
+    appendf(&out,
+            "# HELP commerce_admin_webhook_deliveries_last_hour Webhook deliveries created in the "
+            "last hour that ended, by outcome.\n"
+            "# TYPE commerce_admin_webhook_deliveries_last_hour gauge\n"
+            "commerce_admin_webhook_deliveries_last_hour{outcome=\"delivered\"} %s\n"
+            "commerce_admin_webhook_deliveries_last_hour{outcome=\"failed\"} %s\n",
+            std::string(r->text(0, "delivered_last_hour")).c_str(),
+            std::string(r->text(0, "failed_last_hour")).c_str());
     if (!r->is_null(0, "last_success")) {
       appendf(&out,
               "# HELP commerce_admin_worker_last_success_timestamp_seconds When a worker last "

@@ -1,5 +1,6 @@
-// commerce-admin-webhooks: webhook subscriptions of a tenant and their
-// delivery records. Deliveries themselves are made by commerce-admin-worker.
+// commerce-admin-webhooks: webhook subscriptions of a tenant, their
+// delivery records and the tenant's events feed. Deliveries themselves are
+// made by commerce-admin-worker.
 #include "serve.h"
 #include "webhooks.h"
 
@@ -10,6 +11,14 @@ int main(int argc, char** argv) {
           {"GET", "/api/v2/admin/webhooks/{tenantId}", ca::webhooks_list},
           {"POST", "/api/v2/admin/webhooks/{tenantId}", ca::webhooks_create, ca::kIdempotent},
           {"DELETE", "/api/v2/admin/webhooks/{tenantId}", ca::webhooks_delete},
+          {"POST", "/api/v2/admin/webhooks/{tenantId}/{id}", ca::webhooks_update},
+          {"POST", "/api/v2/admin/webhooks/{tenantId}/{id}/rotate-secret",
+           ca::webhooks_rotate_secret},
+          {"POST", "/api/v2/admin/webhooks/{tenantId}/{id}/test", ca::webhooks_send_test,
+           ca::kIdempotent},
           {"GET", "/api/v2/admin/webhooks/{tenantId}/deliveries", ca::deliveries_list},
+          {"POST", "/api/v2/admin/webhooks/{tenantId}/deliveries/{id}/redeliver",
+           ca::deliveries_redeliver, ca::kIdempotent},
+          {"GET", "/api/v2/admin/events/{tenantId}", ca::events_feed},
       });
 }

@@ -1,4 +1,5 @@
-// Subscriptions: create, list, delete.
+// Subscriptions: create, list, update, rotate the secret, send a test
+// event, delete.
 #include <set>
 #include <string>
 
@@ -19,9 +20,10 @@
 namespace ca {
 namespace {
 
-// The subscription as JSON (DESIGN §4 "Webhooks", sql/030), without its secret.
-#define CA_WEBHOOK_JSON \
-  "ca_webhook_json(id, url, events, description, is_active, created_at) AS json"
+// The subscription as JSON (DESIGN §4 "Webhooks", sql/045), without its secret.
+#define CA_WEBHOOK_JSON                                                                     \
+  "ca_webhook_json(id, url, events, description, is_active, disabled_at, disabled_reason, " \
+  "created_at, updated_at) AS json"
 
 // Creates take turns per tenant at a row of cap_locks (sql/039) on the
 // tenant's own shard, taken first in the create's transaction with an
@@ -67,12 +69,85 @@ const Statement kDelete{
     "      RETURNING d.id) "
     "SELECT (SELECT count(*) FROM d) AS ended FROM w"};
 
+// An update: $3 url, $4 events (jsonb text), $7 is_active: NULL leaves the
+// field as it is; $5 whether description was sent, $6 its value. Enabling
+// clears the disabled state and the failing mark (the subscription starts
+// afresh: the run of failures that disabled it does not disable it again
+// before WEBHOOK_DISABLE_AFTER_HOURS more); so does a new URL, which is a
+// new receiver.
+const Statement kUpdate{
+    "webhooks_update",
+    "UPDATE webhooks SET url = COALESCE($3::text, url), events = COALESCE($4::jsonb, events), "
+    "  description = CASE WHEN $5::boolean THEN $6::text ELSE description END, "
+    "  is_active = COALESCE($7::boolean, is_active), "
+    "  disabled_at = CASE WHEN $7::boolean THEN NULL ELSE disabled_at END, "
+    "  disabled_reason = CASE WHEN $7::boolean THEN NULL ELSE disabled_reason END, "
+    "  failing_since = CASE WHEN ($7::boolean AND NOT is_active) OR $3::text <> url THEN NULL "
+    "    ELSE failing_since END, "
+    "  updated_at = now() "
+    "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id"};
+
+// Disabled by the update (is_active false, no date yet): when and why. A
+// statement of its own: Citus refuses now() inside the CASE above would need.
+const Statement kStampDisabled{
+    "webhooks_stamp_disabled",
+    "UPDATE webhooks SET disabled_at = now(), disabled_reason = $3 "
+    "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND NOT is_active "
+    "  AND disabled_at IS NULL"};
+
+// A new URL also takes the subscription's pending deliveries that no worker
+// holds: their retries go to the receiver the ADMIN fixed. $3 the new URL.
+const Statement kMovePending{
+    "webhooks_move_pending",
+    "UPDATE webhook_deliveries SET url = $3 "
+    "WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'pending' AND url <> $3 "
+    "  AND (lease_until IS NULL OR lease_until < now()) "
+    "  AND EXISTS (SELECT FROM webhooks w WHERE w.tenant_id = $1 AND w.id = $2 "
+    "              AND w.deleted_at IS NULL)"};
+
+const Statement kGet{"webhooks_get",
+                     "SELECT " CA_WEBHOOK_JSON
+                     " FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL"};
+
+// $3 the new secret. The one it replaces signs beside it for
+// kPreviousSecretHours (the worker sends both signatures meanwhile); a
+// second rotation within that window drops the oldest one at once.
+const Statement kRotate{
+    "webhooks_rotate_secret",
+    "UPDATE webhooks SET previous_secret = secret, "
+    "  previous_secret_until = now() + make_interval(hours => $4), secret = $3, "
+    "  updated_at = now() "
+    "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id"};
+constexpr int kPreviousSecretHours = 24;
+
+// A test event: the subscription's row locked (so that two of them count
+// each other's deliveries: the count below is a statement of its own, with
+// a snapshot taken after the lock), whether it is enabled, and its pending
+// deliveries up to the bound ($3).
+const Statement kLockForTest{
+    "webhooks_lock_for_test",
+    "SELECT is_active FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL "
+    "FOR UPDATE"};
+
+// A `webhook.test` event and its one delivery, to this subscription only
+// (never fanned out: the subscriptions' event lists cannot name it). $3 the
+// payload.
+const Statement kSendTest{
+    "webhooks_send_test",
+    "WITH e AS (INSERT INTO events (tenant_id, type, payload) "
+    "           VALUES ($1, 'webhook.test', $3::jsonb) RETURNING tenant_id, id, type) "
+    "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) "
+    "SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e "
+    "JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id = e.tenant_id "
+    "RETURNING " CA_DELIVERY_JSON};
+
 constexpr size_t kMaxDescription = 500;
+constexpr const char* kDisabledByAdmin = "Disabled by an ADMIN";
 
 // `events`: a non-empty array of distinct known types (or "*"). Item errors
 // use dotted keys (events.1), like the nested fields of other bodies.
-Json read_events(BodyReader& in, FieldErrors& errs) {
-  auto list = in.array("events", {.required = true});
+Json read_events(BodyReader& in, FieldErrors& errs, bool required = true) {
+  auto list = in.array("events", {.required = required});
   Json out = json_array();
   if (!list.has_value()) return out;
   if (cJSON_GetArraySize(list.value) == 0) {
@@ -175,6 +250,84 @@ Result<Response> webhooks_create(Ctx& ctx) {
   // after a prefix: nothing in it needs escaping.
   const std::string quoted = "\"" + secret + "\"";
   return Response::json(201, json_raw(json_object_with(r.text(0, "json"), {{"secret", quoted}})));
+}
+
+// An update takes any of the create's fields and `is_active`, validated as
+// the create validates them (the URL resolved outside any transaction, by
+// an ADMIN only); a field not sent stays. 200 the subscription.
+Result<Response> webhooks_update(Ctx& ctx) {
+  const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
+  const Access access = Access::path_tenant(tenant_id, Role::kAdmin);
+  CA_TRY(caller, authenticate_path_tenant_unclaimed(ctx, tenant_id, Role::kAdmin));
+  (void)caller;
+  Result<Json> body = parse_json_object(ctx.req);
+  if (!body.ok()) return refuse_before_write(ctx, access, body);
+  FieldErrors errs;
+  BodyReader in(body->get(), errs);
+  auto url = in.str("url", {.max = kMaxWebhookUrlLength});
+  const bool events_sent = in.present("events");
+  Json events = read_events(in, errs, false);
+  auto description =
+      in.str("description", {.nullable = true, .trim = true, .max = kMaxDescription});
+  auto is_active = in.boolean("is_active", {});
+  CA_TRY(checked, check_url(ctx, url, errs));
+  (void)checked;
+  if (!errs.empty()) return refuse_before_write(ctx, access, body, errs);
+
+  std::optional<std::string> new_url, new_events, desc;
+  if (url.has_value()) new_url = url.value;
+  if (events_sent) new_events = json_dump(events.get());
+  if (description.has_value() && !description.value.empty()) desc = description.value;
+  std::optional<bool> active;
+  if (is_active.has_value()) active = is_active.value;
+  // One round trip: the session check, the update, its consequences and
+  // the subscription as it now is, in one transaction.
+  CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
+           Queries q{
+               {&kUpdate, {tenant_id, id, new_url, new_events, description.present, desc, active}},
+               {&kStampDisabled, {tenant_id, id, kDisabledByAdmin}}};
+           if (new_url) q.push_back({&kMovePending, {tenant_id, id, *new_url}});
+           q.push_back({&kGet, {tenant_id, id}});
+           return q;
+         }));
+  Rows& r = w.results.back().rows();
+  if (r.empty()) return Error::not_found("Webhook not found");
+  return Response::text(200, r.str(0, "json"));
+}
+
+// A new secret, shown in this answer only; the old one keeps signing
+// beside it for kPreviousSecretHours.
+Result<Response> webhooks_rotate_secret(Ctx& ctx) {
+  const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
+  std::string secret = webhook_secret_generate();
+  CA_TRY(w, write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
+           return Queries{{&kRotate, {tenant_id, id, secret, kPreviousSecretHours}}};
+         }));
+  if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");
+  // Digits, and base64 after a prefix: nothing needs escaping.
+  return Response::text(200, "{\"id\":" + std::to_string(id) + ",\"secret\":\"" + secret + "\"}");
+}
+
+// A `webhook.test` event delivered to this subscription only, signed and
+// retried like any other: 202 with its delivery record.
+Result<Response> webhooks_send_test(Ctx& ctx) {
+  const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
+  const int64_t max = ctx.config.webhook_resend_max_pending;
+  CA_TRY(
+      w, WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
+        return Queries{{&kLockForTest, {tenant_id, id}}, pending_count_query(tenant_id, id, max)};
+      }));
+  Rows& hook = w.check(0).rows();
+  if (hook.empty()) return Error::not_found("Webhook not found");
+  if (!hook.boolean(0, "is_active")) {
+    return Error::bad_request("The webhook is disabled; enable it before sending a test event");
+  }
+  if (w.check(1).rows().int64(0, "pending") >= max) {
+    return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
+  }
+  const std::string payload = "{\"webhook_id\":" + std::to_string(id) + "}";
+  CA_TRY(done, w.commit({{&kSendTest, {tenant_id, id, payload}}}));
+  return Response::text(202, "{\"data\":" + done[0].rows().str(0, "json") + "}");
 }
 
 Result<Response> webhooks_list(Ctx& ctx) { return path_tenant_page(ctx, kList, Role::kAdmin); }

@@ -21,6 +21,14 @@
 // shows that an attempt was cut off; a claim that takes such a row over
 // directly (its lease ran out just before) writes the same error while it
 // retries.
+//
+// A redelivery (redelivery_of set) sends the webhook-id of the delivery it
+// repeats. During a secret rotation (README "Webhook deliveries") every
+// attempt carries two signatures, by the new secret and by the one it
+// replaced, until the old one's 24 h are over.
+//
+// After the deliveries, a pass disables the subscriptions that have failed
+// long enough (disable_failing_webhooks()).
 #include <sodium.h>
 
 #include <algorithm>
@@ -71,11 +79,13 @@ constexpr auto kMinClaimGap = std::chrono::milliseconds(50);
 constexpr const char* kInterrupted = CA_INTERRUPTED_ERROR;
 constexpr const char* kInterruptedLast = CA_INTERRUPTED_ERROR "; no attempts left";
 
-// Pending rows of deleted subscriptions that became due (a fan-out that raced
-// the deletion): never attempted.
+// Pending rows of deleted or disabled subscriptions that became due (a
+// fan-out that raced the deletion, rows left when it was disabled): never
+// attempted.
 const Statement kCancelDeleted{
     "webhook_deliveries_cancel_deleted",
-    "UPDATE webhook_deliveries d SET status = 'failed', error = 'webhook deleted' "
+    "UPDATE webhook_deliveries d SET status = 'failed', "
+    "  error = CASE WHEN w.deleted_at IS NULL THEN 'webhook disabled' ELSE 'webhook deleted' END "
     "FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id AND NOT w.is_active "
     " AND d.status = 'pending' AND d.next_attempt_at <= now() "
     " AND (d.lease_until IS NULL OR d.lease_until < now())"};
@@ -156,7 +166,10 @@ const Statement kClaim{
     "  AND w.tenant_id = $5 AND w.id = d.webhook_id "
     "  AND e.tenant_id = $5 AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until, w.secret, "
-    "  e.payload::text, e.created_at, d.webhook_id"};
+    "  e.payload::text, e.created_at, d.webhook_id, "
+    "  COALESCE(d.redelivery_of, d.id) AS message_of, "
+    "  CASE WHEN w.previous_secret_until > d.last_attempt_at THEN w.previous_secret END "
+    "    AS previous_secret"};
 
 // $1 tenant, $2 id, $3 lease (fence), $4 response status.
 // Columns: the subscription's id and whether it was failing; no row when
@@ -179,6 +192,7 @@ const Statement kRecordFailed{
     "  status = CASE WHEN d.attempts >= $7 OR NOT w.is_active THEN 'failed' ELSE 'pending' END, "
     "  response_status = $4, "
     "  error = CASE WHEN w.is_active THEN $5::text "
+    "    WHEN w.deleted_at IS NULL THEN $5::text || ' (webhook disabled; not retried)' "
     "    ELSE $5::text || ' (webhook deleted; not retried)' END, "
     "  next_attempt_at = now() + make_interval(secs => $6::float8 / 1000), lease_until = NULL "
     "FROM webhooks w WHERE w.tenant_id = d.tenant_id AND w.id = d.webhook_id "
@@ -220,6 +234,34 @@ const Statement kGiveUp{
     "  lease_until = NULL "
     "WHERE tenant_id = $1 AND id = $2 AND lease_until = $3::timestamptz"};
 
+// Automatic disabling (README "Webhook deliveries"). The candidates:
+// active subscriptions failing (no delivery succeeded) for at least $1
+// hours (webhooks_failing_idx, sql/045). Without locks; across tenants,
+// each shard answering for its own on Citus. Each is then disabled by
+// kDisable, a statement of its tenant alone that checks everything again.
+const Statement kDisableCandidates{
+    "webhooks_disable_candidates",
+    "SELECT tenant_id, id FROM webhooks "
+    "WHERE is_active AND failing_since <= now() - make_interval(hours => $1) "
+    "ORDER BY failing_since, tenant_id, id LIMIT 100"};
+
+// $1 tenant, $2 subscription, $3 hours, $4 failures, $5 the reason: still
+// active and failing that long, and its last $4 finished deliveries (by id,
+// along webhook_deliveries_webhook_idx) all failed. Its pending rows are
+// then failed by kCancelDeleted ('webhook disabled') as they come due.
+const Statement kDisable{
+    "webhooks_disable",
+    "UPDATE webhooks w SET is_active = false, disabled_at = now(), disabled_reason = $5, "
+    "  updated_at = now() "
+    "WHERE w.tenant_id = $1 AND w.id = $2 AND w.is_active AND w.deleted_at IS NULL "
+    "  AND w.failing_since <= now() - make_interval(hours => $3) "
+    "  AND (SELECT count(*) FROM ("
+    "         SELECT d.status FROM webhook_deliveries d "
+    "         WHERE d.tenant_id = $1 AND d.webhook_id = $2 AND d.status <> 'pending' "
+    "         ORDER BY d.id DESC LIMIT $4) last "
+    "       WHERE last.status = 'failed') = $4 "
+    "RETURNING w.id"};
+
 struct Claimed {
   int64_t tenant_id = 0;
   int64_t id = 0;
@@ -231,6 +273,8 @@ struct Claimed {
   std::string payload;
   std::string created_at;
   int64_t webhook_id = 0;
+  int64_t message_of = 0;                      // the delivery whose webhook-id this one sends
+  std::optional<std::string> previous_secret;  // during a rotation
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
@@ -255,17 +299,23 @@ WebhookRequest build_request(const Claimed& c, int64_t now_unix, std::string* pr
   WebhookRequest req;
   req.url = c.url;
   req.body = delivery_body(c);
-  std::string msg_id = webhook_message_id(c.tenant_id, c.id);
+  std::string msg_id = webhook_message_id(c.tenant_id, c.message_of);
   std::optional<std::string> key = webhook_secret_key(c.secret);
-  if (!key) {
+  std::optional<std::string> previous_key;
+  if (c.previous_secret) previous_key = webhook_secret_key(*c.previous_secret);
+  if (!key || (c.previous_secret && !previous_key)) {
     *problem = "the subscription's secret is malformed";
     return req;
   }
+  // Standard Webhooks: space-separated signatures, any of which verifies.
+  std::string signatures = webhook_signature(*key, msg_id, now_unix, req.body);
+  if (previous_key)
+    signatures += " " + webhook_signature(*previous_key, msg_id, now_unix, req.body);
   req.headers = {
       "Content-Type: application/json",
       "webhook-id: " + msg_id,
       "webhook-timestamp: " + std::to_string(now_unix),
-      "webhook-signature: " + webhook_signature(*key, msg_id, now_unix, req.body),
+      "webhook-signature: " + signatures,
   };
   return req;
 }
@@ -281,7 +331,7 @@ void set_failing(Db& db, int64_t tenant_id, int64_t webhook_id, bool failing) {
 
 // The log line of a failed attempt that was recorded.
 void log_outcome(const Claimed& c, const WebhookResponse& r, bool for_good, int64_t delay_ms) {
-  std::string msg_id = webhook_message_id(c.tenant_id, c.id);
+  std::string msg_id = webhook_message_id(c.tenant_id, c.message_of);
   if (for_good) {
     // The delivery, not its URL: receivers often put a credential in it.
     log_warn("webhook %s (tenant %lld, delivery %lld): failed for good after attempt %d: %s",
@@ -317,7 +367,7 @@ void log_attempt(const Claimed& c, const WebhookResponse& r, const char* outcome
 }
 
 void record(Db& db, const Config& config, const Claimed& c, const WebhookResponse& r) {
-  std::string msg_id = webhook_message_id(c.tenant_id, c.id);
+  std::string msg_id = webhook_message_id(c.tenant_id, c.message_of);
   log_attempt(c, r, r.delivered() ? "delivered" : "failed");
   std::optional<int64_t> status;
   if (r.status != 0) status = r.status;
@@ -501,7 +551,8 @@ class Delivery {
     const Col tenant = r->col("tenant_id"), id = r->col("id"), url = r->col("url"),
               event = r->col("event"), attempts = r->col("attempts"), lease = r->col("lease_until"),
               secret = r->col("secret"), payload = r->col("payload"),
-              created = r->col("created_at"), webhook = r->col("webhook_id");
+              created = r->col("created_at"), webhook = r->col("webhook_id"),
+              message_of = r->col("message_of"), previous_secret = r->col("previous_secret");
     for (int i = 0; i < r->size(); ++i) {
       Claimed c{r->int64(i, tenant),
                 r->int64(i, id),
@@ -512,7 +563,9 @@ class Delivery {
                 r->str(i, secret),
                 r->str(i, payload),
                 r->str(i, created),
-                r->int64(i, webhook)};
+                r->int64(i, webhook),
+                r->int64(i, message_of),
+                r->opt_str(i, previous_secret)};
       if (c.attempt > config_.webhook_max_attempts) {
         DbResult gave_up = db_.exec(kGiveUp, {c.tenant_id, c.id, c.lease, kInterruptedLast});
         if (!gave_up.ok())
@@ -546,6 +599,41 @@ class Delivery {
   std::chrono::steady_clock::time_point last_settle_{};
 };
 
+// Disables the subscriptions that failed long enough: at most 100 per
+// pass, each in a transaction of its own tenant (no lock across tenants).
+// Returns how many it disabled, or -1.
+int disable_failing_webhooks(Db& db, const Config& config) {
+  const int failures = config.webhook_disable_after_failures;
+  const int hours = config.webhook_disable_after_hours;
+  if (failures == 0) return 0;
+  DbResult found = db.exec(kDisableCandidates, {hours});
+  if (!found.ok()) {
+    log_error("finding failing webhook subscriptions failed: %s", found.error().message.c_str());
+    return -1;
+  }
+  const std::string reason = "Disabled automatically: the last " + std::to_string(failures) +
+                             " deliveries failed and none succeeded for " + std::to_string(hours) +
+                             " hours";
+  int disabled = 0;
+  for (int i = 0; i < found->size(); ++i) {
+    int64_t tenant_id = found->int64(i, "tenant_id"), id = found->int64(i, "id");
+    // Mail to the tenant's ADMINs goes here, once the outbox exists: in
+    // kDisable's transaction, one message per ADMIN (decision 0104).
+    DbResult done = db.exec(kDisable, {tenant_id, id, hours, failures, reason});
+    if (!done.ok()) {
+      log_error("disabling webhook subscription %lld (tenant %lld) failed: %s",
+                static_cast<long long>(id), static_cast<long long>(tenant_id),
+                done.error().message.c_str());
+      return -1;
+    }
+    if (done->empty()) continue;  // a delivery succeeded, or too few failed
+    log_warn("webhook subscription %lld (tenant %lld) disabled: %s", static_cast<long long>(id),
+             static_cast<long long>(tenant_id), reason.c_str());
+    ++disabled;
+  }
+  return disabled;
+}
+
 }  // namespace
 
 int task_deliver_webhooks(Db& db, const Config& config) {
@@ -557,7 +645,9 @@ int task_deliver_webhooks(Db& db, const Config& config) {
   }
   int delivered = Delivery(db, config).run();
   if (delivered < 0) return -1;
-  return static_cast<int>(cancelled->affected()) + delivered;
+  int disabled = disable_failing_webhooks(db, config);
+  if (disabled < 0) return -1;
+  return static_cast<int>(cancelled->affected()) + delivered + disabled;
 }
 
 }  // namespace ca

@@ -283,6 +283,18 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
   check("DELETE", members + "/invitations/" + to_string(invitation), admin, std::nullopt, 200);
   check("POST", members + "/" + to_string(buyer.id), admin, R"({"role":"ADMIN"})", 200);
   check("GET", hooks + "/deliveries", admin, std::nullopt, 200);
+  // Issue 41: the events feed (both statements) and the webhook operations.
+  check("GET", "/api/v2/admin/events/" + tid, admin, std::nullopt, 200);
+  check("GET", "/api/v2/admin/events/" + tid + "?types=order.created,member.role_updated&after=1",
+        admin, std::nullopt, 200);
+  const std::string hook_path = hooks + "/" + to_string(hook.integer("id"));
+  check("POST", hook_path, admin, R"({"description":"Citus"})", 200);
+  check("POST", hook_path + "/rotate-secret", admin, std::nullopt, 200);
+  HttpResponse test = check("POST", hook_path + "/test", admin, std::nullopt, 202);
+  const std::string test_id = to_string(json_get_int(test["data"], "id").value_or(-1));
+  sql("UPDATE webhook_deliveries SET status = 'failed', lease_until = NULL WHERE tenant_id = " +
+      tid + " AND id = " + test_id);
+  check("POST", hooks + "/deliveries/" + test_id + "/redeliver", admin, std::nullopt, 202);
   check("DELETE", hooks + "?id=" + to_string(hook.integer("id")), admin, std::nullopt, 200);
   check("DELETE", product_path, admin, std::nullopt, 200);
   check("DELETE", members + "/" + to_string(buyer.id), admin, std::nullopt, 200, {}, memberships);

@@ -165,7 +165,8 @@ const std::vector<std::string> kApiPaths = {"/api/v2/admin/login",
                                             "/api/v2/admin/orders",
                                             "/api/v2/admin/addresses",
                                             "/api/v2/admin/announcements",
-                                            "/api/v2/admin/webhooks/1"};
+                                            "/api/v2/admin/webhooks/1",
+                                            "/api/v2/admin/events/1"};
 
 std::vector<std::string> preflight(const std::string& origin, const std::string& method) {
   std::vector<std::string> h;

@@ -3,11 +3,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sodium.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cstdlib>
+#include <ctime>
+#include <sstream>
 #include <stdexcept>
 
 namespace ca::test {
@@ -138,6 +141,49 @@ void Receiver::handle(int fd) {
   out += reply.body;
   ssize_t ignored = write(fd, out.data(), out.size());
   (void)ignored;
+}
+
+// Checks `webhook-signature` the way a receiver would: key = base64-decoded
+// secret after "whsec_", MAC = HMAC-SHA256 over "{id}.{timestamp}.{body}",
+// any of the space-separated "v1,<base64>" entries may match, and the
+// timestamp must be within 5 minutes.
+::testing::AssertionResult signature_valid(const ReceivedRequest& req, const std::string& secret) {
+  auto header = [&](const char* name) {
+    auto it = req.headers.find(name);
+    return it == req.headers.end() ? std::string() : it->second;
+  };
+  std::string id = header("webhook-id"), ts = header("webhook-timestamp");
+  std::string sigs = header("webhook-signature");
+  if (id.empty() || ts.empty() || sigs.empty()) {
+    return ::testing::AssertionFailure() << "missing webhook-* headers";
+  }
+  if (secret.rfind("whsec_", 0) != 0) return ::testing::AssertionFailure() << "secret " << secret;
+  std::string b64 = secret.substr(6);
+  unsigned char key[64];
+  size_t key_len = 0;
+  if (sodium_base642bin(key, sizeof key, b64.data(), b64.size(), nullptr, &key_len, nullptr,
+                        sodium_base64_VARIANT_ORIGINAL) != 0 ||
+      key_len != crypto_auth_hmacsha256_KEYBYTES) {
+    return ::testing::AssertionFailure() << "secret is not base64 of 32 bytes: " << secret;
+  }
+  std::string signed_content = id + "." + ts + "." + req.body;
+  unsigned char mac[crypto_auth_hmacsha256_BYTES];
+  crypto_auth_hmacsha256(mac, reinterpret_cast<const unsigned char*>(signed_content.data()),
+                         signed_content.size(), key);
+  char expected[sodium_base64_ENCODED_LEN(crypto_auth_hmacsha256_BYTES,
+                                          sodium_base64_VARIANT_ORIGINAL)];
+  sodium_bin2base64(expected, sizeof expected, mac, sizeof mac, sodium_base64_VARIANT_ORIGINAL);
+  long long sent = std::atoll(ts.c_str());
+  long long now = static_cast<long long>(std::time(nullptr));
+  if (sent < now - 300 || sent > now + 300) {
+    return ::testing::AssertionFailure() << "webhook-timestamp " << ts << " is not near " << now;
+  }
+  std::istringstream entries(sigs);
+  std::string entry;
+  while (entries >> entry) {
+    if (entry == std::string("v1,") + expected) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "signature " << sigs << " != v1," << expected;
 }
 
 }  // namespace ca::test

@@ -5,6 +5,8 @@
 // connection at a time, `Connection: close` on every answer. Thread-safe.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -66,5 +68,10 @@ class Receiver {
   Reply fallback_;
   std::vector<ReceivedRequest> requests_;
 };
+
+// An independent Standard Webhooks verifier (libsodium directly, not the
+// product's code; sodium_init() first): `webhook-signature` checked the way
+// a receiver would, for `secret` ("whsec_<base64>").
+::testing::AssertionResult signature_valid(const ReceivedRequest& req, const std::string& secret);
 
 }  // namespace ca::test

@@ -143,51 +143,6 @@ std::string str_of(const cJSON* obj, const char* key) {
   return v ? std::string(*v) : "<missing " + std::string(key) + ">";
 }
 
-// --- an independent Standard Webhooks verifier (libsodium directly) --------------
-
-// Checks `webhook-signature` the way a receiver would: key = base64-decoded
-// secret after "whsec_", MAC = HMAC-SHA256 over "{id}.{timestamp}.{body}",
-// any of the space-separated "v1,<base64>" entries may match, and the
-// timestamp must be within 5 minutes.
-::testing::AssertionResult signature_valid(const ReceivedRequest& req, const std::string& secret) {
-  auto header = [&](const char* name) {
-    auto it = req.headers.find(name);
-    return it == req.headers.end() ? std::string() : it->second;
-  };
-  std::string id = header("webhook-id"), ts = header("webhook-timestamp");
-  std::string sigs = header("webhook-signature");
-  if (id.empty() || ts.empty() || sigs.empty()) {
-    return ::testing::AssertionFailure() << "missing webhook-* headers";
-  }
-  if (secret.rfind("whsec_", 0) != 0) return ::testing::AssertionFailure() << "secret " << secret;
-  std::string b64 = secret.substr(6);
-  unsigned char key[64];
-  size_t key_len = 0;
-  if (sodium_base642bin(key, sizeof key, b64.data(), b64.size(), nullptr, &key_len, nullptr,
-                        sodium_base64_VARIANT_ORIGINAL) != 0 ||
-      key_len != crypto_auth_hmacsha256_KEYBYTES) {
-    return ::testing::AssertionFailure() << "secret is not base64 of 32 bytes: " << secret;
-  }
-  std::string signed_content = id + "." + ts + "." + req.body;
-  unsigned char mac[crypto_auth_hmacsha256_BYTES];
-  crypto_auth_hmacsha256(mac, reinterpret_cast<const unsigned char*>(signed_content.data()),
-                         signed_content.size(), key);
-  char expected[sodium_base64_ENCODED_LEN(crypto_auth_hmacsha256_BYTES,
-                                          sodium_base64_VARIANT_ORIGINAL)];
-  sodium_bin2base64(expected, sizeof expected, mac, sizeof mac, sodium_base64_VARIANT_ORIGINAL);
-  long long sent = std::atoll(ts.c_str());
-  long long now = static_cast<long long>(std::time(nullptr));
-  if (sent < now - 300 || sent > now + 300) {
-    return ::testing::AssertionFailure() << "webhook-timestamp " << ts << " is not near " << now;
-  }
-  std::istringstream entries(sigs);
-  std::string entry;
-  while (entries >> entry) {
-    if (entry == std::string("v1,") + expected) return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure() << "signature " << sigs << " != v1," << expected;
-}
-
 // --- worker processes -------------------------------------------------------------
 
 // A port on 127.0.0.1 that refuses connections: bound, never listening.
@@ -318,8 +273,10 @@ TEST_F(WebhooksTest, CreateReturnsTheSubscriptionWithItsSecretOnce) {
            R"({"url":"https://hooks.example.com/in?src=ca","events":["order.created","user.registered"],)"
            R"("description":"  ERP sync  "})"});
   ASSERT_EQ(r.status, 201) << r.body;
-  EXPECT_EQ(keys(r.json.get()), (std::vector<std::string>{"id", "url", "events", "description",
-                                                          "is_active", "created_at", "secret"}));
+  EXPECT_EQ(
+      keys(r.json.get()),
+      (std::vector<std::string>{"id", "url", "events", "description", "is_active", "disabled_at",
+                                "disabled_reason", "created_at", "updated_at", "secret"}));
   EXPECT_GT(r.integer("id"), 0);
   EXPECT_EQ(r.str("url"), "https://hooks.example.com/in?src=ca");
   EXPECT_EQ(json_dump(r["events"]), R"(["order.created","user.registered"])");
@@ -346,7 +303,8 @@ TEST_F(WebhooksTest, CreateReturnsTheSubscriptionWithItsSecretOnce) {
   EXPECT_EQ(list.integer("per_page"), 15);
   const cJSON* item = cJSON_GetArrayItem(list["data"], 0);
   EXPECT_EQ(keys(item), (std::vector<std::string>{"id", "url", "events", "description", "is_active",
-                                                  "created_at"}));
+                                                  "disabled_at", "disabled_reason", "created_at",
+                                                  "updated_at"}));
   EXPECT_EQ(json_get_int(item, "id"), r.integer("id"));
   EXPECT_EQ(str_of(item, "created_at"), r.str("created_at"));
   EXPECT_EQ(list.body.find("whsec_"), std::string::npos);
@@ -769,9 +727,10 @@ TEST_F(WebhooksTest, DeliveryCarriesTheEventAndAStandardWebhooksSignature) {
 
   // The delivery record.
   EXPECT_EQ(keys(record.get()),
-            (std::vector<std::string>{"id", "webhook_id", "event_id", "message_id", "event", "url",
-                                      "status", "attempts", "next_attempt_at", "last_attempt_at",
-                                      "response_status", "error", "created_at", "delivered_at"}));
+            (std::vector<std::string>{"id", "webhook_id", "event_id", "message_id", "redelivery_of",
+                                      "event", "url", "status", "attempts", "next_attempt_at",
+                                      "last_attempt_at", "response_status", "error", "created_at",
+                                      "delivered_at"}));
   EXPECT_EQ(json_get_int(record.get(), "webhook_id"), hook.id);
   EXPECT_EQ(str_of(record.get(), "message_id"), req.headers["webhook-id"]);
   EXPECT_EQ(str_of(record.get(), "event"), "user.registered");

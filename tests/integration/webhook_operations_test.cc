@@ -1,0 +1,754 @@
+// Issue 41 over the real stack: the events feed (paging, filter, the
+// webhook body's data), and the webhook operations: update, secret
+// rotation (both signatures during the window, the new one alone after),
+// redelivery (the same webhook-id), test events (to one subscription), the
+// bound on both, and automatic disabling (small thresholds, a worker of
+// the test's own).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sodium.h>
+
+#include <chrono>
+#include <map>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "receiver.h"
+#include "stack.h"
+
+namespace ca::test {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+const std::regex kTimestamp(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$)");
+
+std::string webhooks_path(int64_t tenant) { return "/api/v2/admin/webhooks/" + to_string(tenant); }
+std::string hook_path(int64_t tenant, int64_t hook) {
+  return webhooks_path(tenant) + "/" + to_string(hook);
+}
+std::string events_path(int64_t tenant, const std::string& query = "") {
+  return "/api/v2/admin/events/" + to_string(tenant) + query;
+}
+
+struct Hook {
+  int64_t id = 0;
+  std::string secret;
+};
+
+Hook create_hook(const std::string& token, int64_t tenant, const std::string& url,
+                 const std::string& events = R"(["*"])") {
+  HttpResponse r =
+      http("POST", webhooks_path(tenant),
+           {.token = token, .body = R"({"url":")" + url + R"(","events":)" + events + "}"});
+  EXPECT_EQ(r.status, 201) << r.body;
+  return Hook{r.integer("id"), r.str("secret")};
+}
+
+// Emits member.role_updated.
+void set_role(const std::string& token, int64_t tenant, int64_t user, const std::string& role) {
+  HttpResponse r =
+      http("POST", "/api/v2/admin/team-members/" + to_string(tenant) + "/" + to_string(user),
+           {.token = token, .body = R"({"role":")" + role + R"("})"});
+  ASSERT_EQ(r.status, 200) << r.body;
+}
+void toggle_role(const std::string& token, int64_t tenant, int64_t user, int n) {
+  for (int i = 0; i < n; ++i) set_role(token, tenant, user, i % 2 ? "MEMBER" : "ADMIN");
+}
+
+// The delivery rows of one subscription, newest first.
+HttpResponse hook_deliveries(const std::string& token, int64_t tenant, int64_t hook) {
+  HttpResponse r =
+      http("GET", webhooks_path(tenant) + "/deliveries?per_page=100&webhook_id=" + to_string(hook),
+           {.token = token});
+  EXPECT_EQ(r.status, 200) << r.body;
+  return r;
+}
+
+// Polls until the delivery `id` has `status` (or the deadline).
+Json wait_delivery(const std::string& token, int64_t tenant, int64_t hook, int64_t id,
+                   const std::string& status, std::chrono::seconds timeout = 40s) {
+  auto deadline = Clock::now() + timeout;
+  std::string last;
+  while (Clock::now() < deadline) {
+    HttpResponse r = hook_deliveries(token, tenant, hook);
+    for (const cJSON* d = r["data"] ? r["data"]->child : nullptr; d != nullptr; d = d->next) {
+      if (json_get_int(d, "id") != id) continue;
+      last = json_dump(d);
+      if (json_get_str(d, "status") == status) return Json(cJSON_Duplicate(d, true));
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  ADD_FAILURE() << "delivery " << id << " did not become " << status << "; last seen: " << last;
+  return nullptr;
+}
+
+// The newest delivery of a subscription once it is `status`.
+Json wait_newest(const std::string& token, int64_t tenant, int64_t hook, const std::string& status,
+                 std::chrono::seconds timeout = 40s) {
+  auto deadline = Clock::now() + timeout;
+  std::string last;
+  while (Clock::now() < deadline) {
+    HttpResponse r = hook_deliveries(token, tenant, hook);
+    const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
+    if (first != nullptr) {
+      last = json_dump(first);
+      if (json_get_str(first, "status") == status) return Json(cJSON_Duplicate(first, true));
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  ADD_FAILURE() << "no delivery of webhook " << hook << " became " << status
+                << "; last seen: " << last;
+  return nullptr;
+}
+
+std::string header(const ReceivedRequest& r, const char* name) {
+  auto it = r.headers.find(name);
+  return it == r.headers.end() ? "" : it->second;
+}
+
+std::vector<int64_t> ids_of(const cJSON* array) {
+  std::vector<int64_t> out;
+  for (const cJSON* e = array ? array->child : nullptr; e != nullptr; e = e->next) {
+    out.push_back(json_get_int(e, "id").value_or(-1));
+  }
+  return out;
+}
+
+std::vector<std::string> types_of(const cJSON* array) {
+  std::vector<std::string> out;
+  for (const cJSON* e = array ? array->child : nullptr; e != nullptr; e = e->next) {
+    out.emplace_back(json_get_str(e, "type").value_or("?"));
+  }
+  return out;
+}
+
+class WebhookOperationsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (sodium_init() < 0) std::abort();
+    signal(SIGPIPE, SIG_IGN);
+  }
+};
+
+// ---------------------------------------------------------------------------------
+// Events feed
+// ---------------------------------------------------------------------------------
+
+TEST_F(WebhookOperationsTest, EventsFeedPagesOldestFirstWithTheWebhookBodysData) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
+  TestUser member = add_user(admin, tenant, "MEMBER");  // user.registered
+  toggle_role(admin, tenant, member.id, 4);             // 4 x member.role_updated
+  // Another tenant's events never show.
+  int64_t other = create_tenant(admin);
+  add_user(admin, other, "MEMBER");
+
+  HttpResponse all = http("GET", events_path(tenant), {.token = admin});
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(json_keys(all.json.get()),
+            (std::vector<std::string>{"data", "has_more", "next_after"}));
+  EXPECT_EQ(
+      types_of(all["data"]),
+      (std::vector<std::string>{"user.registered", "member.role_updated", "member.role_updated",
+                                "member.role_updated", "member.role_updated"}));
+  std::vector<int64_t> ids = ids_of(all["data"]);
+  ASSERT_EQ(ids.size(), 5u);
+  for (size_t i = 1; i < ids.size(); ++i) EXPECT_LT(ids[i - 1], ids[i]);
+  EXPECT_TRUE(cJSON_IsFalse(all["has_more"]));
+  EXPECT_EQ(all.integer("next_after"), ids.back());
+  const cJSON* first = cJSON_GetArrayItem(all["data"], 0);
+  EXPECT_EQ(json_keys(first), (std::vector<std::string>{"created_at", "data", "id", "type"}));
+  EXPECT_TRUE(
+      std::regex_match(std::string(json_get_str(first, "created_at").value_or("")), kTimestamp));
+  const cJSON* last_data = json_get(cJSON_GetArrayItem(all["data"], 4), "data");
+  EXPECT_TRUE(json_eq(last_data, R"({"tenant_id":)" + to_string(tenant) + R"(,"user_id":)" +
+                                     to_string(member.id) +
+                                     R"(,"role":"MEMBER","name":"Test User",)"
+                                     R"("email":")" +
+                                     member.email + R"(","previous_role":"ADMIN"})"));
+
+  // The same data, byte for byte, as the webhook body's.
+  ASSERT_TRUE(receiver.wait_for(1, 30s));
+  Json body = json_parse(receiver.requests()[0].body);
+  ASSERT_TRUE(body);
+  EXPECT_EQ(json_dump(json_get(first, "data")), json_dump(json_get(body.get(), "data")));
+  EXPECT_EQ(json_get_str(first, "created_at"), json_get_str(body.get(), "timestamp"));
+
+  // Pages of 2 along next_after.
+  std::vector<int64_t> paged;
+  std::string after = "0";
+  for (int page = 0; page < 3; ++page) {
+    HttpResponse r = http("GET", events_path(tenant, "?limit=2&after=" + after), {.token = admin});
+    ASSERT_EQ(r.status, 200) << r.body;
+    for (int64_t id : ids_of(r["data"])) paged.push_back(id);
+    EXPECT_EQ(cJSON_IsTrue(r["has_more"]), page < 2) << r.body;
+    after = to_string(r.integer("next_after"));
+  }
+  EXPECT_EQ(paged, ids);
+  HttpResponse end = http("GET", events_path(tenant, "?after=" + after), {.token = admin});
+  ASSERT_EQ(end.status, 200) << end.body;
+  EXPECT_EQ(end.body, R"({"data":[],"has_more":false,"next_after":null})");
+  // A limit above 100 is clamped, as per_page is.
+  HttpResponse big = http("GET", events_path(tenant, "?limit=1000"), {.token = admin});
+  ASSERT_EQ(big.status, 200) << big.body;
+  EXPECT_EQ(ids_of(big["data"]), ids);
+}
+
+TEST_F(WebhookOperationsTest, EventsFeedFiltersByTypes) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser a = add_user(admin, tenant, "MEMBER");
+  toggle_role(admin, tenant, a.id, 2);
+  add_user(admin, tenant, "MEMBER");
+  HttpResponse joined =
+      http("GET", events_path(tenant, "?types=user.registered"), {.token = admin});
+  ASSERT_EQ(joined.status, 200) << joined.body;
+  EXPECT_EQ(types_of(joined["data"]),
+            (std::vector<std::string>{"user.registered", "user.registered"}));
+  HttpResponse paged =
+      http("GET", events_path(tenant, "?types=user.registered&limit=1"), {.token = admin});
+  EXPECT_EQ(ids_of(paged["data"]).size(), 1u);
+  EXPECT_TRUE(cJSON_IsTrue(paged["has_more"]));
+  HttpResponse next = http(
+      "GET",
+      events_path(tenant, "?types=user.registered&after=" + to_string(paged.integer("next_after"))),
+      {.token = admin});
+  EXPECT_EQ(types_of(next["data"]), (std::vector<std::string>{"user.registered"}));
+  EXPECT_TRUE(cJSON_IsFalse(next["has_more"]));
+  // Several types (repeats ignored), merged in id order.
+  HttpResponse both =
+      http("GET", events_path(tenant, "?types=member.role_updated,user.registered,user.registered"),
+           {.token = admin});
+  ASSERT_EQ(both.status, 200) << both.body;
+  EXPECT_EQ(types_of(both["data"]),
+            (std::vector<std::string>{"user.registered", "member.role_updated",
+                                      "member.role_updated", "user.registered"}));
+  HttpResponse none = http("GET", events_path(tenant, "?types=order.created"), {.token = admin});
+  EXPECT_EQ(none.body, R"({"data":[],"has_more":false,"next_after":null})");
+}
+
+TEST_F(WebhookOperationsTest, EventsFeedValidatesItsParameters) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  const std::string types_error =
+      R"("types":["The types field must be a comma-separated list of known event types."])";
+  for (const char* bad : {"?types=order.shipped", "?types=", "?types=*", "?types=user.registered,",
+                          "?types=webhook.test"}) {
+    HttpResponse r = http("GET", events_path(tenant, bad), {.token = admin});
+    expect_body(r, 422,
+                R"({"message":"The given data was invalid.","errors":{)" + types_error + "}}");
+  }
+  HttpResponse all =
+      http("GET", events_path(tenant, "?after=-1&limit=0&types=x"), {.token = admin});
+  expect_body(all, 422,
+              R"({"message":"The given data was invalid.","errors":{)"
+              R"("after":["The after field must be an integer of at least 0."],)"
+              R"("limit":["The limit field must be an integer of at least 1."],)" +
+                  types_error + "}}");
+  HttpResponse text = http("GET", events_path(tenant, "?after=abc"), {.token = admin});
+  expect_body(text, 422,
+              R"({"message":"The given data was invalid.","errors":{)"
+              R"("after":["The after field must be an integer of at least 0."]}})");
+}
+
+TEST_F(WebhookOperationsTest, EventsFeedNeedsAnAdminOfAnExistingTenant) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  std::string stranger = add_user(admin, create_tenant(admin), "ADMIN").token;
+  EXPECT_TRUE(is_unauthenticated(http("GET", events_path(tenant))));
+  expect_body(http("GET", events_path(tenant), {.token = member.token}), 403,
+              R"({"error":"This action requires the ADMIN role"})");
+  expect_body(http("GET", events_path(tenant), {.token = stranger}), 403,
+              R"({"error":"You are not a member of this tenant"})");
+  expect_body(http("GET", "/api/v2/admin/events/999999999", {.token = admin}), 404,
+              R"({"error":"Tenant not found"})");
+}
+
+// ---------------------------------------------------------------------------------
+// Update and rotation
+// ---------------------------------------------------------------------------------
+
+TEST_F(WebhookOperationsTest, UpdateChangesTheSentFieldsAndDisablingStopsNewDeliveries) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, "http://example.com/old", R"(["order.created"])");
+
+  HttpResponse r = http("POST", hook_path(tenant, hook.id),
+                        {.token = admin,
+                         .body = R"({"url":")" + receiver.url() +
+                                 R"(","events":["member.role_updated"],"description":" ERP "})"});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json_keys(r.json.get()),
+            (std::vector<std::string>{"created_at", "description", "disabled_at", "disabled_reason",
+                                      "events", "id", "is_active", "updated_at", "url"}));
+  EXPECT_EQ(r.integer("id"), hook.id);
+  EXPECT_EQ(r.str("url"), receiver.url());
+  EXPECT_EQ(json_dump(r["events"]), R"(["member.role_updated"])");
+  EXPECT_EQ(r.str("description"), "ERP");
+  EXPECT_TRUE(cJSON_IsTrue(r["is_active"]));
+  EXPECT_TRUE(cJSON_IsNull(r["disabled_at"]));
+  EXPECT_TRUE(cJSON_IsNull(r["disabled_reason"]));
+
+  // Fields not sent stay; description null clears it.
+  HttpResponse keep =
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"description":null})"});
+  ASSERT_EQ(keep.status, 200) << keep.body;
+  EXPECT_EQ(keep.str("url"), receiver.url());
+  EXPECT_TRUE(cJSON_IsNull(keep["description"]));
+
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(receiver.wait_for(1, 30s));
+
+  HttpResponse off =
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"is_active":false})"});
+  ASSERT_EQ(off.status, 200) << off.body;
+  EXPECT_TRUE(cJSON_IsFalse(off["is_active"]));
+  EXPECT_TRUE(std::regex_match(off.str("disabled_at"), kTimestamp)) << off.body;
+  EXPECT_EQ(off.str("disabled_reason"), "Disabled by an ADMIN");
+  set_role(admin, tenant, member.id, "MEMBER");
+  EXPECT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), 1);
+  // It is listed as it is.
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  EXPECT_EQ(json_dump(cJSON_GetArrayItem(list["data"], 0)), off.body);
+
+  HttpResponse on =
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"is_active":true})"});
+  ASSERT_EQ(on.status, 200) << on.body;
+  EXPECT_TRUE(cJSON_IsTrue(on["is_active"]));
+  EXPECT_TRUE(cJSON_IsNull(on["disabled_at"]));
+  EXPECT_TRUE(cJSON_IsNull(on["disabled_reason"]));
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(receiver.wait_for(2, 30s));
+  EXPECT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), 2);
+}
+
+TEST_F(WebhookOperationsTest, UpdateValidatesLikeCreateAndFindsOnlyTheTenantsWebhooks) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Hook hook = create_hook(admin, tenant, "http://example.com/hook");
+  Hook foreign = create_hook(admin, create_tenant(admin), "http://example.com/foreign");
+
+  HttpResponse bad =
+      http("POST", hook_path(tenant, hook.id),
+           {.token = admin,
+            .body = R"({"url":"ftp://example.com","events":["nope"],"description":)" +
+                    json_text(repeat("d", 501)) + R"(,"is_active":"yes"})"});
+  expect_body(bad, 422,
+              R"({"message":"The given data was invalid.","errors":{)"
+              R"("events.0":["The selected events.0 is invalid."],)"
+              R"("description":["The description field must not be greater than 500 characters."],)"
+              R"("is_active":["The is_active field must be true or false."],)"
+              R"("url":["The url field must use http or https."]}})");
+  HttpResponse empty_events =
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"events":[]})"});
+  expect_body(empty_events, 422,
+              R"({"message":"The given data was invalid.","errors":{)"
+              R"("events":["The events field must contain at least 1 item."]}})");
+  HttpResponse not_json = http("POST", hook_path(tenant, hook.id), {.token = admin, .body = "[1]"});
+  EXPECT_EQ(not_json.status, 400) << not_json.body;
+
+  expect_body(http("POST", hook_path(tenant, foreign.id), {.token = admin, .body = "{}"}), 404,
+              R"({"error":"Webhook not found"})");
+  ASSERT_EQ(
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(hook.id), {.token = admin}).status,
+      200);
+  expect_body(http("POST", hook_path(tenant, hook.id), {.token = admin, .body = "{}"}), 404,
+              R"({"error":"Webhook not found"})");
+  expect_body(http("POST", hook_path(tenant, hook.id) + "/rotate-secret", {.token = admin}), 404,
+              R"({"error":"Webhook not found"})");
+  // Nothing of the other tenant's changed.
+  EXPECT_EQ(sql("SELECT url FROM webhooks WHERE id = " + to_string(foreign.id)),
+            (std::vector<std::string>{"http://example.com/foreign"}));
+}
+
+TEST_F(WebhookOperationsTest, EveryNewOperationNeedsAnAdminOfTheTenant) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Hook hook = create_hook(admin, tenant, "http://example.com/hook");
+  TestUser member = add_user(admin, tenant, "MEMBER");  // a delivery
+  std::string stranger = add_user(admin, create_tenant(admin), "ADMIN").token;
+  std::string delivery =
+      sql("SELECT id FROM webhook_deliveries WHERE tenant_id = " + to_string(tenant) +
+          " ORDER BY id LIMIT 1")[0];
+  struct Op {
+    std::string path;
+    std::optional<std::string> body;
+  };
+  const Op ops[] = {
+      {hook_path(tenant, hook.id), R"({"description":"x"})"},
+      {hook_path(tenant, hook.id) + "/rotate-secret", std::nullopt},
+      {hook_path(tenant, hook.id) + "/test", std::nullopt},
+      {webhooks_path(tenant) + "/deliveries/" + delivery + "/redeliver", std::nullopt},
+  };
+  for (const Op& op : ops) {
+    SCOPED_TRACE(op.path);
+    EXPECT_TRUE(is_unauthenticated(http("POST", op.path, {.body = op.body})));
+    expect_body(http("POST", op.path, {.token = member.token, .body = op.body}), 403,
+                R"({"error":"This action requires the ADMIN role"})");
+    expect_body(http("POST", op.path, {.token = stranger, .body = op.body}), 403,
+                R"({"error":"You are not a member of this tenant"})");
+  }
+  EXPECT_EQ(sql("SELECT count(*) FROM webhook_deliveries WHERE tenant_id = " + to_string(tenant)),
+            (std::vector<std::string>{"1"}));
+  EXPECT_EQ(sql("SELECT description IS NULL AND previous_secret IS NULL FROM webhooks "
+                "WHERE id = " +
+                to_string(hook.id)),
+            (std::vector<std::string>{"t"}));
+}
+
+TEST_F(WebhookOperationsTest, RotatedSecretSignsBesideTheOldOneFor24Hours) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
+
+  HttpResponse rotated =
+      http("POST", hook_path(tenant, hook.id) + "/rotate-secret", {.token = admin});
+  ASSERT_EQ(rotated.status, 200) << rotated.body;
+  EXPECT_EQ(json_keys(rotated.json.get()), (std::vector<std::string>{"id", "secret"}));
+  EXPECT_EQ(rotated.integer("id"), hook.id);
+  std::string fresh = rotated.str("secret");
+  ASSERT_EQ(fresh.rfind("whsec_", 0), 0u);
+  EXPECT_NE(fresh, hook.secret);
+  // Never shown again.
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  EXPECT_EQ(list.body.find("whsec_"), std::string::npos);
+
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(receiver.wait_for(1, 30s));
+  ReceivedRequest during = receiver.requests()[0];
+  std::string sigs = header(during, "webhook-signature");
+  EXPECT_EQ(std::count(sigs.begin(), sigs.end(), ' '), 1) << sigs;
+  EXPECT_TRUE(signature_valid(during, fresh));
+  EXPECT_TRUE(signature_valid(during, hook.secret));
+
+  // 24 h later (moved back in SQL): the new secret alone.
+  sql("UPDATE webhooks SET previous_secret_until = now() - interval '1 second' WHERE id = " +
+      to_string(hook.id));
+  set_role(admin, tenant, member.id, "MEMBER");
+  ASSERT_TRUE(receiver.wait_for(2, 30s));
+  ReceivedRequest after = receiver.requests()[1];
+  EXPECT_EQ(header(after, "webhook-signature").find(' '), std::string::npos);
+  EXPECT_TRUE(signature_valid(after, fresh));
+  EXPECT_FALSE(signature_valid(after, hook.secret));
+}
+
+// ---------------------------------------------------------------------------------
+// Redelivery and test events
+// ---------------------------------------------------------------------------------
+
+TEST_F(WebhookOperationsTest, RedeliverySendsTheSameMessageAgainWithAFreshBudget) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
+  set_role(admin, tenant, member.id, "ADMIN");
+  Json first = wait_newest(admin, tenant, hook.id, "delivered");
+  ASSERT_TRUE(first);
+  int64_t first_id = json_get_int(first.get(), "id").value_or(0);
+
+  HttpResponse r =
+      http("POST", webhooks_path(tenant) + "/deliveries/" + to_string(first_id) + "/redeliver",
+           {.token = admin});
+  ASSERT_EQ(r.status, 202) << r.body;
+  EXPECT_EQ(json_keys(r.json.get()), (std::vector<std::string>{"data"}));
+  const cJSON* d = r["data"];
+  int64_t again_id = json_get_int(d, "id").value_or(0);
+  EXPECT_GT(again_id, first_id);
+  EXPECT_EQ(json_get_int(d, "webhook_id"), hook.id);
+  EXPECT_EQ(json_get_int(d, "event_id"), json_get_int(first.get(), "event_id"));
+  EXPECT_EQ(json_get_int(d, "redelivery_of"), first_id);
+  EXPECT_EQ(json_get_str(d, "message_id"), json_get_str(first.get(), "message_id"));
+  EXPECT_EQ(json_get_str(d, "status"), "pending");
+  EXPECT_EQ(json_get_int(d, "attempts"), 0);
+
+  ASSERT_TRUE(receiver.wait_for(2, 30s));
+  auto reqs = receiver.requests();
+  EXPECT_EQ(header(reqs[1], "webhook-id"), header(reqs[0], "webhook-id"));
+  EXPECT_EQ(header(reqs[1], "webhook-id"), "msg_" + to_string(tenant) + "_" + to_string(first_id));
+  EXPECT_EQ(reqs[1].body, reqs[0].body);
+  EXPECT_TRUE(signature_valid(reqs[1], hook.secret));
+  Json again = wait_delivery(admin, tenant, hook.id, again_id, "delivered");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(json_get_int(again.get(), "attempts"), 1);
+
+  // A redelivery of the redelivery keeps the first message id.
+  HttpResponse third =
+      http("POST", webhooks_path(tenant) + "/deliveries/" + to_string(again_id) + "/redeliver",
+           {.token = admin});
+  ASSERT_EQ(third.status, 202) << third.body;
+  EXPECT_EQ(json_get_int(third["data"], "redelivery_of"), first_id);
+  // Listed with the others, newest first.
+  HttpResponse list = hook_deliveries(admin, tenant, hook.id);
+  EXPECT_EQ(list.integer("total"), 3);
+}
+
+TEST_F(WebhookOperationsTest, RedeliveryRefusesPendingUnknownAndOtherTenantsDeliveries) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  int64_t other = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
+  Hook foreign = create_hook(admin, other, receiver.url("/other"));
+  add_user(admin, other, "MEMBER");
+  Json theirs = wait_newest(admin, other, foreign.id, "delivered");
+  ASSERT_TRUE(theirs);
+  std::string redeliver = webhooks_path(tenant) + "/deliveries/";
+  expect_body(
+      http("POST",
+           redeliver + to_string(json_get_int(theirs.get(), "id").value_or(0)) + "/redeliver",
+           {.token = admin}),
+      404, R"({"error":"Delivery not found"})");
+  expect_body(http("POST", redeliver + "999999999/redeliver", {.token = admin}), 404,
+              R"({"error":"Delivery not found"})");
+
+  StackWorkerPause pause;
+  set_role(admin, tenant, member.id, "ADMIN");
+  std::string pending =
+      sql("SELECT id FROM webhook_deliveries WHERE webhook_id = " + to_string(hook.id) +
+          " ORDER BY id DESC LIMIT 1")[0];
+  expect_body(http("POST", redeliver + pending + "/redeliver", {.token = admin}), 400,
+              R"({"error":"The delivery is still pending"})");
+  ASSERT_EQ(
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"is_active":false})"})
+          .status,
+      200);
+  sql("UPDATE webhook_deliveries SET status = 'failed' WHERE id = " + pending);
+  expect_body(http("POST", redeliver + pending + "/redeliver", {.token = admin}), 400,
+              R"({"error":"The webhook of this delivery is disabled; enable it first"})");
+  ASSERT_EQ(
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(hook.id), {.token = admin}).status,
+      200);
+  expect_body(http("POST", redeliver + pending + "/redeliver", {.token = admin}), 400,
+              R"({"error":"The webhook of this delivery is deleted"})");
+}
+
+TEST_F(WebhookOperationsTest, TestEventGoesToThatSubscriptionOnlySigned) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["order.created"])");
+  Hook other = create_hook(admin, tenant, receiver.url("/other"), R"(["*"])");
+
+  HttpResponse r = http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin});
+  ASSERT_EQ(r.status, 202) << r.body;
+  const cJSON* d = r["data"];
+  EXPECT_EQ(json_get_str(d, "event"), "webhook.test");
+  EXPECT_EQ(json_get_int(d, "webhook_id"), hook.id);
+  EXPECT_EQ(json_get_str(d, "status"), "pending");
+  EXPECT_TRUE(cJSON_IsNull(json_get(d, "redelivery_of")));
+  int64_t id = json_get_int(d, "id").value_or(0);
+  Json done = wait_delivery(admin, tenant, hook.id, id, "delivered");
+  ASSERT_TRUE(done);
+
+  ASSERT_EQ(receiver.requests().size(), 1u);
+  ReceivedRequest req = receiver.requests()[0];
+  EXPECT_EQ(req.path, "/hook");
+  EXPECT_TRUE(signature_valid(req, hook.secret));
+  EXPECT_FALSE(signature_valid(req, other.secret));
+  Json body = json_parse(req.body);
+  ASSERT_TRUE(body);
+  EXPECT_EQ(json_get_str(body.get(), "event"), "webhook.test");
+  EXPECT_EQ(json_dump(json_get(body.get(), "data")),
+            R"({"webhook_id":)" + to_string(hook.id) + "}");
+  EXPECT_EQ(hook_deliveries(admin, tenant, other.id).integer("total"), 0);
+  // Not an event of the tenant's feed.
+  EXPECT_EQ(http("GET", events_path(tenant), {.token = admin}).body,
+            R"({"data":[],"has_more":false,"next_after":null})");
+
+  // Another tenant's subscription, a disabled one.
+  Hook foreign = create_hook(admin, create_tenant(admin), receiver.url("/foreign"));
+  expect_body(http("POST", hook_path(tenant, foreign.id) + "/test", {.token = admin}), 404,
+              R"({"error":"Webhook not found"})");
+  ASSERT_EQ(
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"is_active":false})"})
+          .status,
+      200);
+  expect_body(http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin}), 400,
+              R"({"error":"The webhook is disabled; enable it before sending a test event"})");
+}
+
+TEST_F(WebhookOperationsTest, RedeliveriesAndTestsStopAtThePendingBound) {
+  const int max = std::stoi(stack_env("WEBHOOK_RESEND_MAX_PENDING").value_or("100"));
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url());
+  StackWorkerPause pause;  // every delivery stays pending
+  for (int i = 0; i < max; ++i) {
+    HttpResponse r = http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin});
+    ASSERT_EQ(r.status, 202) << i << ": " << r.body;
+  }
+  const std::string refusal =
+      R"({"message":"The given data was invalid.","errors":{"limit":["The limit of )" +
+      std::to_string(max) +
+      R"( pending deliveries per webhook subscription is reached (WEBHOOK_RESEND_MAX_PENDING)."]}})";
+  expect_body(http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin}), 422, refusal);
+  std::string finished =
+      sql("SELECT id FROM webhook_deliveries WHERE webhook_id = " + to_string(hook.id) +
+          " ORDER BY id LIMIT 1")[0];
+  sql("UPDATE webhook_deliveries SET status = 'delivered' WHERE id = " + finished);
+  // One slot free again: the redelivery takes it, the next one is refused.
+  std::string redeliver = webhooks_path(tenant) + "/deliveries/" + finished + "/redeliver";
+  ASSERT_EQ(http("POST", redeliver, {.token = admin}).status, 202);
+  expect_body(http("POST", redeliver, {.token = admin}), 422, refusal);
+  EXPECT_EQ(
+      sql("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND webhook_id = " +
+          to_string(hook.id)),
+      (std::vector<std::string>{std::to_string(max)}));
+  // Its pending rows end with the subscription, not in the next tests' time.
+  ASSERT_EQ(
+      http("DELETE", webhooks_path(tenant) + "?id=" + to_string(hook.id), {.token = admin}).status,
+      200);
+}
+
+// ---------------------------------------------------------------------------------
+// Automatic disabling
+// ---------------------------------------------------------------------------------
+
+// Polls (up to 60 s) until the subscription is disabled; its row's
+// is_active, disabled_reason.
+bool wait_disabled(int64_t hook) {
+  auto deadline = Clock::now() + 60s;
+  while (Clock::now() < deadline) {
+    if (sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook))[0] == "f") return true;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+TEST_F(WebhookOperationsTest, ASubscriptionFailingLongEnoughIsDisabledAndGetsNothingNew) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  receiver.set_fallback({.status = 500});
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
+  Receiver healthy;
+  Hook fine = create_hook(admin, tenant, healthy.url(), R"(["member.role_updated"])");
+  StackWorkerPause pause;
+  // Thresholds small: 2 failed deliveries, failing for at least 1 hour.
+  WorkerProcess worker(
+      {{"WEBHOOK_DISABLE_AFTER_FAILURES", "2"}, {"WEBHOOK_DISABLE_AFTER_HOURS", "1"}});
+  toggle_role(admin, tenant, member.id, 2);
+  const std::string failed_both =
+      "SELECT count(*) FROM webhook_deliveries WHERE webhook_id = " + to_string(hook.id) +
+      " AND status = 'failed'";
+  auto deadline = Clock::now() + 60s;
+  while (sql(failed_both)[0] != "2" && Clock::now() < deadline) std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(sql(failed_both)[0], "2");
+  // Failing for less than an hour: still active.
+  std::this_thread::sleep_for(2s);
+  EXPECT_EQ(sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook.id))[0], "t");
+  // An hour later (moved back in SQL).
+  sql("UPDATE webhooks SET failing_since = now() - interval '61 minutes' WHERE id = " +
+      to_string(hook.id));
+  ASSERT_TRUE(wait_disabled(hook.id));
+  HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
+  const cJSON* disabled = cJSON_GetArrayItem(list["data"], 0);
+  ASSERT_EQ(json_get_int(disabled, "id"), hook.id) << list.body;
+  EXPECT_TRUE(cJSON_IsFalse(json_get(disabled, "is_active")));
+  EXPECT_TRUE(is_timestamp(json_get(disabled, "disabled_at")));
+  EXPECT_EQ(json_get_str(disabled, "disabled_reason"),
+            "Disabled automatically: the last 2 deliveries failed and none succeeded for 1 hours");
+  // The healthy one is untouched.
+  EXPECT_TRUE(cJSON_IsTrue(json_get(cJSON_GetArrayItem(list["data"], 1), "is_active")));
+
+  // No new deliveries for it; the other still gets them.
+  set_role(admin, tenant, member.id, "ADMIN");
+  EXPECT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), 2);
+  EXPECT_EQ(hook_deliveries(admin, tenant, fine.id).integer("total"), 3);
+
+  // Re-enabled by an update: clean, and not disabled again at once.
+  HttpResponse on =
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"is_active":true})"});
+  ASSERT_EQ(on.status, 200) << on.body;
+  EXPECT_TRUE(cJSON_IsNull(on["disabled_at"]));
+  EXPECT_TRUE(cJSON_IsNull(on["disabled_reason"]));
+  receiver.set_fallback({.status = 200});
+  set_role(admin, tenant, member.id, "MEMBER");
+  ASSERT_TRUE(wait_newest(admin, tenant, hook.id, "delivered"));
+  EXPECT_EQ(sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook.id))[0], "t");
+  EXPECT_TRUE(worker.stop());
+}
+
+TEST_F(WebhookOperationsTest, FewerFailuresThanTheThresholdDoNotDisable) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  receiver.script({{.status = 200}});
+  receiver.set_fallback({.status = 500});
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
+  StackWorkerPause pause;
+  WorkerProcess worker(
+      {{"WEBHOOK_DISABLE_AFTER_FAILURES", "2"}, {"WEBHOOK_DISABLE_AFTER_HOURS", "0"}});
+  // Delivered, then one failed: the last 2 finished are not all failed.
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(wait_newest(admin, tenant, hook.id, "delivered"));
+  set_role(admin, tenant, member.id, "MEMBER");
+  ASSERT_TRUE(wait_newest(admin, tenant, hook.id, "failed"));
+  std::this_thread::sleep_for(2s);
+  EXPECT_EQ(sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook.id))[0], "t");
+  // A second failure completes the run.
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(wait_disabled(hook.id));
+  EXPECT_TRUE(worker.stop());
+}
+
+// ---------------------------------------------------------------------------------
+// Metrics
+// ---------------------------------------------------------------------------------
+
+// The value of the series `name` (with its labels) in a /metrics body; -1
+// when absent.
+double sample(const std::string& body, const std::string& name) {
+  size_t at = body.find("\n" + name + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(body.substr(at + name.size() + 2));
+}
+
+TEST_F(WebhookOperationsTest, MetricsCountDisabledSubscriptionsAndDeliveriesByOutcome) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url());
+  HttpResponse before = http("GET", "/metrics");
+  ASSERT_EQ(before.status, 200) << before.body;
+  const std::string delivered =
+      R"(commerce_admin_webhook_deliveries_last_hour{outcome="delivered"})";
+  const std::string failed = R"(commerce_admin_webhook_deliveries_last_hour{outcome="failed"})";
+  EXPECT_GE(sample(before.body, failed), 0) << before.body;
+  double delivered_before = sample(before.body, delivered);
+  double disabled_before = sample(before.body, "commerce_admin_webhooks_disabled");
+  ASSERT_GE(delivered_before, 0) << before.body;
+  ASSERT_GE(disabled_before, 0) << before.body;
+
+  HttpResponse r = http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin});
+  ASSERT_EQ(r.status, 202) << r.body;
+  ASSERT_TRUE(wait_delivery(admin, tenant, hook.id, json_get_int(r["data"], "id").value_or(0),
+                            "delivered"));
+  ASSERT_EQ(
+      http("POST", hook_path(tenant, hook.id), {.token = admin, .body = R"({"is_active":false})"})
+          .status,
+      200);
+  HttpResponse after = http("GET", "/metrics");
+  EXPECT_GE(sample(after.body, delivered), delivered_before + 1);
+  EXPECT_EQ(sample(after.body, "commerce_admin_webhooks_disabled"), disabled_before + 1);
+  EXPECT_NE(after.body.find("# TYPE commerce_admin_webhooks_disabled gauge\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ca::test

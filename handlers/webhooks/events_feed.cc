@@ -9,6 +9,7 @@
 // the events that are left after it, without an error (decision 0100).
 // Test events (`webhook.test`) are not in the feed: each is addressed to
 // one subscription, not something that happened in the tenant.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
@@ -24,6 +25,12 @@ namespace {
 
 constexpr int64_t kDefaultLimit = 50;
 constexpr int64_t kMaxLimit = 100;
+// An answer stops before the event that would take it past this many bytes
+// (has_more then says there is more): 100 of the largest events (an
+// announcement.published of about 200 KB) would be 20 MB, and every answer
+// stays within 8 MiB (docs/security.md). The first event is always
+// answered: no event is larger than 256 KiB.
+constexpr size_t kMaxAnswerBytes = 4 * 1024 * 1024;
 
 // $1 tenant, $2 after, $3 rows (the limit + 1: one more tells has_more).
 // Along the primary key (tenant_id, id): a router query on Citus.
@@ -104,14 +111,17 @@ Result<Response> events_feed(Ctx& ctx) {
   if (!r.ok()) return Error::database(r.error());
   const Rows& rows = r.rows();
   const Col id = rows.col("id"), json = rows.col("json");
-  const int n = static_cast<int>(std::min<int64_t>(rows.size(), limit));
+  const int fetched = static_cast<int>(std::min<int64_t>(rows.size(), limit));
   std::string out = R"({"data":[)";
-  for (int i = 0; i < n; ++i) {
-    if (i > 0) out += ',';
-    out += rows.text(i, json);
+  int n = 0;
+  for (; n < fetched; ++n) {
+    std::string_view event = rows.text(n, json);
+    if (n > 0 && out.size() + event.size() > kMaxAnswerBytes) break;
+    if (n > 0) out += ',';
+    out += event;
   }
   out += R"(],"has_more":)";
-  out += rows.size() > limit ? "true" : "false";
+  out += rows.size() > n ? "true" : "false";
   out += R"(,"next_after":)";
   out += n > 0 ? std::string(rows.text(n - 1, id)) : "null";
   out += '}';

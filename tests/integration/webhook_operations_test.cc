@@ -233,6 +233,40 @@ TEST_F(WebhookOperationsTest, EventsFeedFiltersByTypes) {
   EXPECT_EQ(none.body, R"({"data":[],"has_more":false,"next_after":null})");
 }
 
+// 100 of the largest events would be about 20 MB: a page stops before the
+// event that would take it past 4 MiB, and says there is more.
+TEST_F(WebhookOperationsTest, EventsFeedAnswersStopAt4MiB) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  // 65,536 characters (the field's maximum), 131,072 bytes as JSON: each `"`
+  // is written `\"`.
+  const std::string content = repeat("\\\"", 65536);
+  const int events = 40;  // 40 x 131 KB: 5.2 MB
+  for (int i = 0; i < events; ++i) {
+    HttpResponse r = http("POST", "/api/v2/admin/announcements",
+                          {.token = admin,
+                           .tenant = to_string(tenant),
+                           .body = R"({"title":"Big","type":"info","status":"published",)"
+                                   R"("content":")" +
+                                   content + R"("})"});
+    ASSERT_EQ(r.status, 201) << r.body.substr(0, 200);
+  }
+  HttpResponse first = http("GET", events_path(tenant, "?limit=100"), {.token = admin});
+  ASSERT_EQ(first.status, 200) << first.body.substr(0, 200);
+  EXPECT_LE(first.body.size(), 4u * 1024 * 1024);
+  size_t got = ids_of(first["data"]).size();
+  EXPECT_GT(got, 20u);
+  EXPECT_LT(got, static_cast<size_t>(events));
+  EXPECT_TRUE(cJSON_IsTrue(first["has_more"]));
+  EXPECT_EQ(first.integer("next_after"), ids_of(first["data"]).back());
+  HttpResponse rest =
+      http("GET", events_path(tenant, "?limit=100&after=" + to_string(first.integer("next_after"))),
+           {.token = admin});
+  ASSERT_EQ(rest.status, 200);
+  EXPECT_EQ(got + ids_of(rest["data"]).size(), static_cast<size_t>(events));
+  EXPECT_TRUE(cJSON_IsFalse(rest["has_more"]));
+}
+
 TEST_F(WebhookOperationsTest, EventsFeedValidatesItsParameters) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
@@ -578,6 +612,22 @@ TEST_F(WebhookOperationsTest, TestEventGoesToThatSubscriptionOnlySigned) {
       200);
   expect_body(http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin}), 400,
               R"({"error":"The webhook is disabled; enable it before sending a test event"})");
+}
+
+TEST_F(WebhookOperationsTest, ATestEventWithAnIdempotencyKeyIsSentOnce) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Hook hook = create_hook(admin, tenant, "http://127.0.0.1:1024/hook");
+  const std::vector<std::string> key = {"Idempotency-Key: " + unique("test-event")};
+  HttpResponse first =
+      http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin, .headers = key});
+  ASSERT_EQ(first.status, 202) << first.body;
+  HttpResponse again =
+      http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin, .headers = key});
+  EXPECT_EQ(again.status, 202);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(again.headers["idempotent-replayed"], "true");
+  EXPECT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), 1);
 }
 
 TEST_F(WebhookOperationsTest, RedeliveriesAndTestsStopAtThePendingBound) {

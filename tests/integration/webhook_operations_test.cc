@@ -9,6 +9,8 @@
 #include <sodium.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <regex>
 #include <string>
@@ -475,6 +477,99 @@ TEST_F(WebhookOperationsTest, RotatedSecretSignsBesideTheOldOneFor24Hours) {
   EXPECT_EQ(header(after, "webhook-signature").find(' '), std::string::npos);
   EXPECT_TRUE(signature_valid(after, fresh));
   EXPECT_FALSE(signature_valid(after, hook.secret));
+}
+
+// The stock Standard Webhooks verifier (the `standardwebhooks` npm package,
+// 1.1.1, installed once into the stack's state directory): runs
+// `new Webhook(secret).verify(body, headers)` for every case; a case with
+// `must_fail` must throw. The output of node, or "" when everything held.
+struct StockCase {
+  ReceivedRequest request;
+  std::string secret;
+  bool must_fail = false;
+};
+std::string stock_verifier_errors(const std::vector<StockCase>& cases) {
+  const std::string dir = state_dir() + "/standardwebhooks";
+  if (file_text(dir + "/node_modules/standardwebhooks/package.json").empty()) {
+    std::string install = "npm install --silent --no-audit --no-fund --prefix " + shell_quote(dir) +
+                          " standardwebhooks@1.1.1 >" + shell_quote(dir + ".log") + " 2>&1";
+    if (std::system(("/bin/bash -c " + shell_quote(install)).c_str()) != 0) {
+      return "npm install failed: " + file_text(dir + ".log");
+    }
+  }
+  Json all = json_array();
+  for (const StockCase& c : cases) {
+    Json one = json_object();
+    Json headers = json_object();
+    json_add_str(headers.get(), "webhook-id", header(c.request, "webhook-id"));
+    json_add_str(headers.get(), "webhook-timestamp", header(c.request, "webhook-timestamp"));
+    json_add_str(headers.get(), "webhook-signature", header(c.request, "webhook-signature"));
+    json_add(one.get(), "headers", std::move(headers));
+    json_add_str(one.get(), "body", c.request.body);
+    json_add_str(one.get(), "secret", c.secret);
+    json_add(one.get(), "must_fail", Json(cJSON_CreateBool(c.must_fail)));
+    json_append(all.get(), std::move(one));
+  }
+  const std::string cases_file = dir + "-cases-" + unique("c") + ".json";
+  FILE* f = std::fopen(cases_file.c_str(), "w");
+  if (f == nullptr) return "cannot write " + cases_file;
+  std::string text = json_dump(all.get());
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  const std::string script = R"(
+const {Webhook} = require(process.argv[1] + '/node_modules/standardwebhooks');
+const cases = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
+cases.forEach((c, i) => {
+  let ok = true;
+  try { new Webhook(c.secret).verify(c.body, c.headers); } catch (e) { ok = false; }
+  if (ok === c.must_fail) { console.log('case ' + i + (ok ? ' verified' : ' refused')); process.exitCode = 1; }
+});)";
+  std::string out_file = cases_file + ".out";
+  std::string command = "node -e " + shell_quote(script) + " " + shell_quote(dir) + " " +
+                        shell_quote(cases_file) + " >" + shell_quote(out_file) + " 2>&1";
+  int status = std::system(("/bin/bash -c " + shell_quote(command)).c_str());
+  return status == 0 ? "" : "node: " + file_text(out_file);
+}
+
+TEST_F(WebhookOperationsTest, TheStockStandardWebhooksVerifierAcceptsEveryDeliveryAndRotation) {
+  if (std::system("command -v node >/dev/null && command -v npm >/dev/null") != 0) {
+    GTEST_SKIP() << "node and npm are needed for the stock verifier (apt-get install npm)";
+  }
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
+  set_role(admin, tenant, member.id, "ADMIN");
+  ASSERT_TRUE(receiver.wait_for(1, 30s));
+  HttpResponse rotated =
+      http("POST", hook_path(tenant, hook.id) + "/rotate-secret", {.token = admin});
+  ASSERT_EQ(rotated.status, 200) << rotated.body;
+  const std::string fresh = rotated.str("secret");
+  set_role(admin, tenant, member.id, "MEMBER");  // during the rotation
+  ASSERT_TRUE(receiver.wait_for(2, 30s));
+  HttpResponse test = http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin});
+  ASSERT_EQ(test.status, 202) << test.body;
+  ASSERT_TRUE(receiver.wait_for(3, 30s));
+  std::string first =
+      sql("SELECT min(id) FROM webhook_deliveries WHERE webhook_id = " + to_string(hook.id))[0];
+  ASSERT_EQ(
+      http("POST", webhooks_path(tenant) + "/deliveries/" + first + "/redeliver", {.token = admin})
+          .status,
+      202);
+  ASSERT_TRUE(receiver.wait_for(4, 30s));
+  auto reqs = receiver.requests();
+  EXPECT_EQ(stock_verifier_errors({
+                {reqs[0], hook.secret},
+                {reqs[0], fresh, true},
+                {reqs[1], fresh},        // two signatures: the new one verifies,
+                {reqs[1], hook.secret},  // and so does the old one
+                {reqs[2], fresh},
+                {reqs[2], hook.secret},
+                {reqs[3], fresh},  // a redelivery, with the first one's webhook-id
+            }),
+            "");
+  EXPECT_EQ(header(reqs[3], "webhook-id"), header(reqs[0], "webhook-id"));
 }
 
 // ---------------------------------------------------------------------------------

@@ -516,6 +516,46 @@ TEST(MailSending, MailsToOneAddressAreBoundedPerHour) {
   EXPECT_EQ(captured_mails(to).size(), 10u);
 }
 
+// --- retention -----------------------------------------------------------------
+
+// Sent (or failed, skipped) mails go RETENTION_DAYS (30) after they were
+// written, pending ones stay; expired reset tokens go with expired sessions.
+TEST(MailRetention, FinishedMailsAndExpiredResetTokensArePurged) {
+  std::string admin = admin_token();
+  int64_t t = create_tenant(admin, unique("Retention"));
+  std::string sent_to = unique("old") + "@test.local", pending_to = unique("stuck") + "@test.local";
+  HttpResponse a = invite(admin, t, sent_to);
+  ASSERT_EQ(a.status, 201) << a.body;
+  int64_t sent = invitation_mail_id(t, json_get_int(a["invitation"], "id").value_or(0));
+  ASSERT_TRUE(wait_for_mail(sent_to, [](const CapturedMail&) { return true; }));
+  ASSERT_TRUE(eventually([&] { return mail_status(t, sent) == "sent"; }, std::chrono::seconds(10)));
+  std::string email = unique("expiring") + "@test.local";
+  ASSERT_EQ(forgot(email).status, 202);
+  {
+    StackWorkerPause pause;
+    HttpResponse b = invite(admin, t, pending_to);
+    ASSERT_EQ(b.status, 201) << b.body;
+    int64_t pending = invitation_mail_id(t, json_get_int(b["invitation"], "id").value_or(0));
+    sql("UPDATE mails SET created_at = now() - interval '31 days' WHERE tenant_id = " +
+        std::to_string(t) + " AND id IN (" + std::to_string(sent) + ", " + std::to_string(pending) +
+        ")");
+    sql("UPDATE mails SET next_attempt_at = now() + interval '1 hour' WHERE tenant_id = " +
+        std::to_string(t) + " AND id = " + std::to_string(pending));
+    sql("UPDATE password_resets SET expires_at = now() - interval '1 second' "
+        "WHERE lower(email) = lower('" +
+        email + "')");
+    pause.resume();
+    EXPECT_TRUE(eventually([&] { return mail_status(t, sent).empty(); }, std::chrono::seconds(15)));
+    EXPECT_TRUE(eventually(
+        [&] {
+          return sql("SELECT count(*) FROM password_resets WHERE lower(email) = lower('" + email +
+                     "')")[0] == "0";
+        },
+        std::chrono::seconds(15)));
+    EXPECT_EQ(mail_status(t, pending), "pending");
+  }
+}
+
 // --- settings ----------------------------------------------------------------
 
 struct Exit {

@@ -15,6 +15,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "receiver.h"
@@ -851,6 +852,40 @@ TEST_F(WebhookOperationsTest, FewerFailuresThanTheThresholdDoNotDisable) {
   set_role(admin, tenant, member.id, "ADMIN");
   ASSERT_TRUE(wait_disabled(hook.id));
   EXPECT_TRUE(worker.stop());
+}
+
+// The settings of issue 41 are checked when a process starts: the worker
+// and the webhooks handler stop with one line naming the setting and its
+// range (exit 2).
+TEST_F(WebhookOperationsTest, ASettingOutOfRangeStopsTheProcessWithOneLine) {
+  auto start = [&](const std::string& program, const std::string& setting,
+                   const std::string& value) {
+    std::string script = stack_shell_prelude({{setting, value}}) + "exec timeout -s KILL 10 " +
+                         program + " </dev/null 2>&1 >/dev/null";
+    FILE* p = popen(("/bin/bash -c " + shell_quote(script)).c_str(), "r");
+    if (p == nullptr) return std::pair<int, std::string>{-1, ""};
+    std::string out;
+    char buf[512];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    int raw = pclose(p);
+    return std::pair<int, std::string>{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+  };
+  const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> settings = {
+      {"WEBHOOK_DISABLE_AFTER_FAILURES", "0 to 1000", {"-1", "1001", "ten"}},
+      {"WEBHOOK_DISABLE_AFTER_HOURS", "0 to 8760", {"-1", "8761", "1.5"}},
+      {"WEBHOOK_RESEND_MAX_PENDING", "1 to 100000", {"0", "100001", "x"}},
+  };
+  for (const char* program : {"commerce-admin-worker", "commerce-admin-webhooks"}) {
+    for (const auto& [setting, range, bad_values] : settings) {
+      for (const std::string& bad : bad_values) {
+        auto [status, err] = start(program, setting, bad);
+        EXPECT_EQ(status, 2) << program << " " << setting << "=" << bad;
+        EXPECT_EQ(err, std::string(program) + ": " + setting + " must be an integer from " + range +
+                           ", got '" + bad + "'\n");
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------

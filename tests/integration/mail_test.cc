@@ -136,6 +136,29 @@ TEST(MailInvitations, SquattingAnEmailFailsAndItsOwnerStillJoins) {
   EXPECT_EQ(accepted.status, 201) << accepted.body;
 }
 
+// A keyed invite's stored answer holds no token either, and its replay
+// writes nothing: one invitation, one mail.
+TEST(MailInvitations, AKeyedInviteRepliesWithoutTokenAndMailsOnce) {
+  std::string admin = admin_token();
+  int64_t t = create_tenant(admin, unique("Keyed"));
+  std::string to = unique("keyed") + "@test.local";
+  Call call{.token = admin,
+            .body = R"({"email":)" + json_text(to) + R"(,"role":"MEMBER"})",
+            .headers = {"Idempotency-Key: " + unique("mail-key")}};
+  HttpResponse first = http("POST", "/api/v2/admin/team-members/" + std::to_string(t), call);
+  HttpResponse again = http("POST", "/api/v2/admin/team-members/" + std::to_string(t), call);
+  ASSERT_EQ(first.status, 201) << first.body;
+  ASSERT_EQ(again.status, 201) << again.body;
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(again.headers["idempotent-replayed"], "true");
+  EXPECT_EQ(first["token"], nullptr);
+  EXPECT_EQ(sql("SELECT count(*) FROM mails WHERE tenant_id = " + std::to_string(t)),
+            (std::vector<std::string>{"1"}));
+  EXPECT_EQ(sql("SELECT count(*) FROM idempotency_keys WHERE tenant_id = " + std::to_string(t) +
+                " AND position('inv_' IN idempotency_keys::text) > 0"),
+            (std::vector<std::string>{"0"}));
+}
+
 // Without mail, today's behaviour: the invite answers the token (a
 // team-members handler of the test's own, MAIL_URL unset).
 TEST(MailInvitations, WithoutMailTheInviteAnswersTheToken) {

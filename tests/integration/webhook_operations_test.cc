@@ -368,6 +368,36 @@ TEST_F(WebhookOperationsTest, UpdateChangesTheSentFieldsAndDisablingStopsNewDeli
   EXPECT_EQ(hook_deliveries(admin, tenant, hook.id).integer("total"), 2);
 }
 
+TEST_F(WebhookOperationsTest, DisablingFailsThePendingDeliveriesAndANewUrlTakesThemOver) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  TestUser member = add_user(admin, tenant, "MEMBER");
+  Receiver receiver;
+  Hook moved =
+      create_hook(admin, tenant, "http://127.0.0.1:1024/old", R"(["member.role_updated"])");
+  Hook stopped = create_hook(admin, tenant, receiver.url("/stopped"), R"(["member.role_updated"])");
+  StackWorkerPause pause;
+  set_role(admin, tenant, member.id, "ADMIN");  // one pending row for each
+  ASSERT_EQ(http("POST", hook_path(tenant, moved.id),
+                 {.token = admin, .body = R"({"url":")" + receiver.url("/new") + R"("})"})
+                .status,
+            200);
+  ASSERT_EQ(http("POST", hook_path(tenant, stopped.id),
+                 {.token = admin, .body = R"({"is_active":false})"})
+                .status,
+            200);
+  pause.resume();
+  Json failed = wait_newest(admin, tenant, stopped.id, "failed");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(json_get_str(failed.get(), "error"), "webhook disabled");
+  EXPECT_EQ(json_get_int(failed.get(), "attempts"), 0);
+  Json delivered = wait_newest(admin, tenant, moved.id, "delivered");
+  ASSERT_TRUE(delivered);
+  EXPECT_EQ(json_get_str(delivered.get(), "url"), receiver.url("/new"));
+  ASSERT_EQ(receiver.requests().size(), 1u);
+  EXPECT_EQ(receiver.requests()[0].path, "/new");
+}
+
 TEST_F(WebhookOperationsTest, UpdateValidatesLikeCreateAndFindsOnlyTheTenantsWebhooks) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);

@@ -88,7 +88,7 @@ const Statement kUpdate{
     "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id"};
 
 // Disabled by the update (is_active false, no date yet): when and why. A
-// statement of its own: Citus refuses now() inside the CASE above would need.
+// statement of its own, as Citus refuses now() inside a CASE of an UPDATE.
 const Statement kStampDisabled{
     "webhooks_stamp_disabled",
     "UPDATE webhooks SET disabled_at = now(), disabled_reason = $3 "
@@ -120,10 +120,10 @@ const Statement kRotate{
     "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id"};
 constexpr int kPreviousSecretHours = 24;
 
-// A test event: the subscription's row locked (so that two of them count
-// each other's deliveries: the count below is a statement of its own, with
-// a snapshot taken after the lock), whether it is enabled, and its pending
-// deliveries up to the bound ($3).
+// A test event first locks the subscription's row and reads whether it is
+// enabled; pending_count_query() follows as a statement of its own, with a
+// snapshot taken after the lock, so that two test events at once count each
+// other's delivery.
 const Statement kLockForTest{
     "webhooks_lock_for_test",
     "SELECT is_active FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL "

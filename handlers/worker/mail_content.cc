@@ -114,6 +114,25 @@ Parts password_changed(const Config& config, const std::string& recipient,
   return p;
 }
 
+Parts webhook_disabled(const cJSON* data, const Config& config) {
+  std::string tenant = str_of(data, "tenant_name"), description = str_of(data, "description");
+  std::string id = std::to_string(json_get_int(data, "webhook_id").value_or(0));
+  std::string which = "The webhook subscription " + id +
+                      (description.empty() ? "" : " (" + description + ")") + " of " + tenant;
+  std::string what = which + " was disabled. " + str_of(data, "reason") + ".";
+  std::string next =
+      "It gets no deliveries until an ADMIN of " + tenant +
+      " enables it again (is_active true), after fixing its endpoint. Its past deliveries can "
+      "be read, and sent again, from the subscription's deliveries:";
+  std::string link = config.public_url + "/webhooks";
+  Parts p;
+  p.subject = "Webhook subscription " + id + " of " + tenant + " disabled";
+  p.text = "Hello,\n\n" + what + "\n\n" + next + "\n" + link + "\n";
+  p.html = html_document(p.subject, html_p("Hello,") + html_p(what) + html_p(next) +
+                                        html_link(link, "Open the webhook subscriptions"));
+  return p;
+}
+
 }  // namespace
 
 int64_t mail_timestamp_unix(std::string_view iso) {
@@ -155,6 +174,8 @@ std::optional<MailMessage> mail_compose(const OutboxMail& mail, const Config& co
     parts = password_reset(data.get(), config, token);
   } else if (mail.kind == "password_changed") {
     parts = password_changed(config, mail.recipient, mail.created_at);
+  } else if (mail.kind == "webhook_disabled") {
+    parts = webhook_disabled(data.get(), config);
   } else {
     *problem = "unknown kind of mail '" + mail.kind + "'";
     return std::nullopt;

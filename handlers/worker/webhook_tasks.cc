@@ -245,22 +245,37 @@ const Statement kDisableCandidates{
     "WHERE is_active AND failing_since <= now() - make_interval(hours => $1) "
     "ORDER BY failing_since, tenant_id, id LIMIT 100"};
 
-// $1 tenant, $2 subscription, $3 hours, $4 failures, $5 the reason: still
-// active and failing that long, and its last $4 finished deliveries (by id,
-// along webhook_deliveries_webhook_idx) all failed. Its pending rows are
-// then failed by kCancelDeleted ('webhook disabled') as they come due.
+// $1 tenant, $2 subscription, $3 hours, $4 failures, $5 the reason, $6
+// whether mail is on: still active and failing that long, and its last $4
+// finished deliveries (by id, along webhook_deliveries_webhook_idx) all
+// failed. Its pending rows are then failed by kCancelDeleted ('webhook
+// disabled') as they come due. With mail on, the tenant's active ADMINs are
+// told, by outbox rows of the same statement (the first 50 by user id: a
+// bound on what one disabling sends; a mailbox's hourly bound still applies
+// when they are sent).
 const Statement kDisable{
     "webhooks_disable",
-    "UPDATE webhooks w SET is_active = false, disabled_at = now(), disabled_reason = $5, "
-    "  updated_at = now() "
-    "WHERE w.tenant_id = $1 AND w.id = $2 AND w.is_active AND w.deleted_at IS NULL "
-    "  AND w.failing_since <= now() - make_interval(hours => $3) "
-    "  AND (SELECT count(*) FROM ("
-    "         SELECT d.status FROM webhook_deliveries d "
-    "         WHERE d.tenant_id = $1 AND d.webhook_id = $2 AND d.status <> 'pending' "
-    "         ORDER BY d.id DESC LIMIT $4) last "
-    "       WHERE last.status = 'failed') = $4 "
-    "RETURNING w.id"};
+    "WITH d AS ("
+    "  UPDATE webhooks w SET is_active = false, disabled_at = now(), disabled_reason = $5, "
+    "    updated_at = now() "
+    "  WHERE w.tenant_id = $1 AND w.id = $2 AND w.is_active AND w.deleted_at IS NULL "
+    "    AND w.failing_since <= now() - make_interval(hours => $3) "
+    "    AND (SELECT count(*) FROM ("
+    "           SELECT d.status FROM webhook_deliveries d "
+    "           WHERE d.tenant_id = $1 AND d.webhook_id = $2 AND d.status <> 'pending' "
+    "           ORDER BY d.id DESC LIMIT $4) last "
+    "         WHERE last.status = 'failed') = $4 "
+    "  RETURNING w.id, w.description), "
+    "told AS (INSERT INTO mails (tenant_id, kind, recipient, data) "
+    "  SELECT $1, 'webhook_disabled', a.email, jsonb_build_object("
+    "    'tenant_name', t.name, 'webhook_id', d.id, 'description', d.description, "
+    "    'reason', $5::text) "
+    "  FROM d, tenants t, ("
+    "    SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id "
+    "    WHERE m.tenant_id = $1 AND m.role = 'ADMIN' AND u.is_active "
+    "    ORDER BY m.user_id LIMIT 50) a "
+    "  WHERE $6::boolean AND t.id = $1) "
+    "SELECT id FROM d"};
 
 struct Claimed {
   int64_t tenant_id = 0;
@@ -617,9 +632,9 @@ int disable_failing_webhooks(Db& db, const Config& config) {
   int disabled = 0;
   for (int i = 0; i < found->size(); ++i) {
     int64_t tenant_id = found->int64(i, "tenant_id"), id = found->int64(i, "id");
-    // Mail to the tenant's ADMINs goes here, once the outbox exists: in
-    // kDisable's transaction, one message per ADMIN (decision 0104).
-    DbResult done = db.exec(kDisable, {tenant_id, id, hours, failures, reason});
+    // The tenant's ADMINs are mailed by the same statement (decision 0104).
+    DbResult done =
+        db.exec(kDisable, {tenant_id, id, hours, failures, reason, config.mail_enabled()});
     if (!done.ok()) {
       log_error("disabling webhook subscription %lld (tenant %lld) failed: %s",
                 static_cast<long long>(id), static_cast<long long>(tenant_id),

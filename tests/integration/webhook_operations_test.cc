@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "mailbox.h"
 #include "receiver.h"
 #include "stack.h"
 
@@ -832,6 +833,22 @@ TEST_F(WebhookOperationsTest, ASubscriptionFailingLongEnoughIsDisabledAndGetsNot
   sql("UPDATE webhooks SET failing_since = now() - interval '61 minutes' WHERE id = " +
       to_string(hook.id));
   ASSERT_TRUE(wait_disabled(hook.id));
+  // The tenant's ADMINs are told by mail, by the disabling statement (the
+  // MEMBER is not).
+  EXPECT_EQ(sql("SELECT count(*) || ' ' || min(recipient) FROM mails WHERE kind = "
+                "'webhook_disabled' AND tenant_id = " +
+                to_string(tenant)),
+            (std::vector<std::string>{"1 " + admin_email()}));
+  const std::string subject =
+      "Webhook subscription " + to_string(hook.id) + " of Test tenant disabled";
+  std::optional<CapturedMail> told = wait_for_mail(admin_email(), [&](const CapturedMail& m) {
+    return m.headers.count("subject") && m.headers.at("subject") == subject;
+  });
+  ASSERT_TRUE(told) << subject;
+  EXPECT_NE(told->text.find("Disabled automatically: the last 2 deliveries failed and none "
+                            "succeeded for 1 hours."),
+            std::string::npos)
+      << told->text;
   HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
   const cJSON* disabled = cJSON_GetArrayItem(list["data"], 0);
   ASSERT_EQ(json_get_int(disabled, "id"), hook.id) << list.body;

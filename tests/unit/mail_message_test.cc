@@ -202,5 +202,30 @@ TEST(MailCompose, PasswordChangedCarriesNoToken) {
   EXPECT_NE(m->text.find("https://admin.shop.example/forgot-password"), std::string::npos);
 }
 
+// The ADMINs of a tenant whose subscription the worker disabled: which one,
+// why, and where to enable it again; no token.
+TEST(MailCompose, WebhookDisabledSaysWhichWhyAndWhereToEnableIt) {
+  std::string problem;
+  OutboxMail mail{7,
+                  4,
+                  "webhook_disabled",
+                  "a@b.example",
+                  R"({"tenant_name":"Zoë's <shop>","webhook_id":12,"description":"ERP sync",)"
+                  R"("reason":"Disabled automatically: the last 10 deliveries failed and none )"
+                  R"(succeeded for 72 hours"})",
+                  "2026-11-27T22:00:01.000000Z"};
+  auto m = mail_compose(mail, mail_config(), &problem);
+  ASSERT_TRUE(m) << problem;
+  EXPECT_EQ(m->subject, "Webhook subscription 12 of Zoë's <shop> disabled");
+  EXPECT_NE(m->text.find("The webhook subscription 12 (ERP sync) of Zoë's <shop> was disabled. "
+                         "Disabled automatically: the last 10 deliveries failed and none "
+                         "succeeded for 72 hours."),
+            std::string::npos)
+      << m->text;
+  EXPECT_NE(m->text.find("\nhttps://admin.shop.example/webhooks\n"), std::string::npos);
+  EXPECT_EQ(m->text.find("Token:"), std::string::npos);
+  EXPECT_EQ(m->html.find("<shop>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ca

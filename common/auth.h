@@ -26,6 +26,10 @@ struct Principal {
   std::string session_id;
   int64_t tenant_id = 0;  // the tenant this request acts on, when any
   Role role = Role::kMember;
+  // The API key the request came with, 0 for a session. A key acts for its
+  // tenant; user_id is then the key's creator (the writer of records that
+  // keep a created_by or user_id).
+  int64_t api_key_id = 0;
 };
 
 // Token + live session; 401 otherwise.

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <ctime>
 
+#include "api_key.h"
 #include "config.h"
 #include "db.h"
 #include "error.h"
 #include "jwt.h"
 #include "log.h"
+#include "metrics.h"
 
 namespace ca {
 namespace {
@@ -69,6 +71,45 @@ const Statement kAuthenticateForWrite{
     "                               ELSE ca_refuse('CA403', 'not a member of the tenant') END) "
     "       END AS role"};
 
+// An API key's check (common/api_key.h), in the session check's place:
+// one statement on the key's tenant's shard, whatever the request. $1 the
+// key's tenant, $2 its id, $3 its creator, $4 the hash of its secret, all
+// from the key; $5 the tenant the request is for (NULL: none named); $6 the
+// scopes of which the route needs one (scopes_granting_literal()). It
+// raises CA401 unless that very key is live, then CA4KT when the request
+// is for another tenant, then CA4SC when the key has none of $6; otherwise
+// its value is the role a key acts with (ADMIN) and the key's name. A
+// refusal stops the pipeline it leads, as the session checks' do.
+//
+// `used` stamps last_used_at, but only on an allowed request and when the
+// stamp is over a minute old: every other request finds no row to update
+// and writes nothing (no tuple, no WAL; the implicit transaction gets no
+// transaction id), so a key in steady use costs one row version a minute,
+// not one per request (decision 0107). The stamp's row lock is held to the
+// end of the request's transaction; a request of the same key meanwhile
+// waits for it once, then sees the fresh stamp and updates nothing.
+constexpr const char* kNoKeyState = "CA401";
+constexpr const char* kKeyOtherTenantState = "CA4KT";
+constexpr const char* kKeyScopeState = "CA4SC";
+const Statement kAuthenticateKey{
+    "auth_api_key",
+    "WITH k AS (SELECT name, scopes FROM api_keys "
+    "           WHERE tenant_id = $1 AND id = $2 AND created_by = $3 AND key_hash = $4::bytea "
+    "             AND revoked_at IS NULL), "
+    "used AS (UPDATE api_keys SET last_used_at = now() "
+    "         WHERE tenant_id = $1 AND id = $2 AND created_by = $3 AND key_hash = $4::bytea "
+    "           AND revoked_at IS NULL AND ($5::bigint IS NULL OR $5::bigint = $1) "
+    "           AND scopes && $6::text[] "
+    "           AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') "
+    "         RETURNING id) "
+    "SELECT CASE WHEN k.name IS NULL THEN ca_refuse('CA401', 'no live API key') "
+    "            WHEN $5::bigint IS NOT NULL AND $5::bigint <> $1 "
+    "              THEN ca_refuse('CA4KT', 'an API key of another tenant') "
+    "            WHEN NOT (k.scopes && $6::text[]) "
+    "              THEN ca_refuse('CA4SC', 'outside the API key''s scopes') "
+    "            ELSE 'ADMIN' END AS role, k.name AS api_key_name "
+    "FROM (SELECT 1) AS one (x) LEFT JOIN k ON true"};
+
 const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS found"};
 
@@ -119,21 +160,116 @@ struct Lookup {
   std::optional<DbResult> read;  // the piggybacked read, when one was asked for
 };
 
-// The bearer token's claims, signature and expiry checked; 401 otherwise.
-Result<TokenClaims> verify_bearer(const Ctx& ctx) {
-  std::string_view header = ctx.req.authorization;
+// The credential after "Bearer " in the Authorization header; nullopt
+// without one.
+std::optional<std::string_view> bearer_credential(const Request& req) {
+  std::string_view header = req.authorization;
   constexpr std::string_view kBearer = "bearer ";
   // The scheme name is case-insensitive (RFC 7235 §2.1): "bearer x" is "Bearer x".
   auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; };
   if (header.size() <= kBearer.size() ||
       !std::equal(kBearer.begin(), kBearer.end(), header.begin(),
                   [&](char a, char b) { return a == lower(b); })) {
-    return Error::unauthenticated();
+    return std::nullopt;
   }
-  auto claims =
-      jwt_verify(header.substr(kBearer.size()), ctx.config.token_secret, std::time(nullptr));
+  return header.substr(kBearer.size());
+}
+
+void note_key_outcome(ApiKeyOutcome outcome) {
+  log_request_context().api_key_outcome = static_cast<int>(outcome);
+}
+
+// What the bearer credential claims, checked in the process: a session
+// token's claims (signature and expiry), or an API key's parts (its form
+// only; the database checks the rest). 401 otherwise.
+struct Bearer {
+  TokenClaims token;               // when !key
+  std::optional<ApiKeyParts> key;  // an API key
+  int64_t user_id() const { return key ? key->creator_id : token.sub; }
+};
+Result<Bearer> verify_bearer(const Ctx& ctx) {
+  std::optional<std::string_view> credential = bearer_credential(ctx.req);
+  if (!credential) return Error::unauthenticated();
+  Bearer out;
+  if (api_key_like(*credential)) {
+    out.key = api_key_parse(*credential);
+    if (!out.key) {
+      note_key_outcome(ApiKeyOutcome::kUnauthenticated);
+      return Error::unauthenticated();
+    }
+    return out;
+  }
+  auto claims = jwt_verify(*credential, ctx.config.token_secret, std::time(nullptr));
   if (!claims || !looks_like_uuid(claims->jti)) return Error::unauthenticated();
-  return std::move(*claims);
+  out.token = std::move(*claims);
+  return out;
+}
+
+// The key's check for a request to `tenant_id` (nullopt: none named) on
+// this route.
+Db::Query key_check_query(const Ctx& ctx, const ApiKeyParts& key,
+                          std::optional<int64_t> tenant_id) {
+  return {&kAuthenticateKey,
+          {key.tenant_id, key.key_id, key.creator_id, api_key_secret_hash(key.secret), tenant_id,
+           scopes_granting_literal(ctx.scope)}};
+}
+
+// The caller a key's check vouched for, or its refusal (401, 403); either
+// way counted in /metrics.
+Result<Principal> key_check_result(const Ctx& ctx, const ApiKeyParts& key,
+                                   std::optional<int64_t> tenant_id, DbResult& r) {
+  if (!r.ok()) {
+    const std::string& state = r.error().sqlstate;
+    if (state == kNoKeyState) {
+      note_key_outcome(ApiKeyOutcome::kUnauthenticated);
+      return Error::unauthenticated();
+    }
+    if (state == kKeyOtherTenantState) {
+      note_key_outcome(ApiKeyOutcome::kOtherTenant);
+      return Error::forbidden("This API key belongs to another tenant");
+    }
+    if (state == kKeyScopeState) {
+      note_key_outcome(ApiKeyOutcome::kOutsideScope);
+      return Error::forbidden("This API key does not have the " +
+                              std::string(scope_name(ctx.scope)) + " scope");
+    }
+    return Error::database(r.error());
+  }
+  note_key_outcome(ApiKeyOutcome::kAccepted);
+  Principal who;
+  who.user_id = key.creator_id;
+  who.tenant_id = tenant_id.value_or(0);
+  who.api_key_id = key.key_id;
+  who.api_key_name = r->str(0, "api_key_name");
+  who.role = Role::kAdmin;
+  LogRequestContext& log = log_request_context();
+  log.user_id = who.user_id;
+  log.api_key_id = who.api_key_id;
+  if (tenant_id) log.tenant_id = who.tenant_id;
+  return who;
+}
+
+// lookup() for an API key: its check in the session check's place (the
+// same round trip, with the read or the key's claim). A key that passes is
+// a member of the tenant it was asked for.
+Result<Lookup> lookup_key(Ctx& ctx, const ApiKeyParts& key, std::optional<int64_t> tenant_id,
+                          const Db::Query* read, bool claim) {
+  Db::Query check = key_check_query(ctx, key, tenant_id);
+  Lookup out;
+  std::vector<DbResult> results;
+  if (read != nullptr) {
+    results = ctx.db.pipeline({check, *read});
+  } else if (claim && ctx.idempotency != nullptr) {
+    results.push_back(
+        ctx.idempotency->check_and_claim(check, key.creator_id, tenant_id.value_or(0)));
+  } else {
+    results.push_back(ctx.db.exec(*check.stmt, check.params));
+  }
+  CA_TRY(who, key_check_result(ctx, key, tenant_id, results[0]));
+  out.who = std::move(who);
+  out.member = tenant_id.has_value();
+  if (read != nullptr) out.read.emplace(std::move(results[1]));
+  return out;
 }
 
 // Given verified claims, checks in one round trip the session, the
@@ -141,8 +277,10 @@ Result<TokenClaims> verify_bearer(const Ctx& ctx) {
 // pipeline), but only for a member of the tenant. On a keyed request
 // (common/idempotency.h) with `claim`, the check goes out with BEGIN and the
 // claim of the key, in the same round trip.
-Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t> tenant_id,
+Result<Lookup> lookup(Ctx& ctx, const Bearer& bearer, std::optional<int64_t> tenant_id,
                       const Db::Query* read = nullptr, bool claim = false) {
+  if (bearer.key) return lookup_key(ctx, *bearer.key, tenant_id, read, claim);
+  const TokenClaims& claims = bearer.token;
   Lookup out;
   out.who.session_id = claims.jti;
   if (tenant_id) out.who.tenant_id = *tenant_id;
@@ -184,8 +322,8 @@ Result<Lookup> lookup(Ctx& ctx, const TokenClaims& claims, std::optional<int64_t
 }
 
 Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id, bool claim = false) {
-  CA_TRY(claims, verify_bearer(ctx));
-  return lookup(ctx, claims, tenant_id, nullptr, claim);
+  CA_TRY(bearer, verify_bearer(ctx));
+  return lookup(ctx, bearer, tenant_id, nullptr, claim);
 }
 
 // The caller is allowed: on a keyed request, the idempotency key has the
@@ -226,6 +364,11 @@ Result<bool> path_tenant_exists_unless_member(Ctx& ctx, const Lookup& l, int64_t
 
 bool bearer_verifies(const Ctx& ctx) { return verify_bearer(ctx).ok(); }
 
+bool bearer_is_api_key(const Request& req) {
+  std::optional<std::string_view> credential = bearer_credential(req);
+  return credential && api_key_like(*credential);
+}
+
 const char* role_name(Role role) { return role == Role::kAdmin ? "ADMIN" : "MEMBER"; }
 
 std::optional<Role> role_parse(std::string_view text) {
@@ -262,14 +405,14 @@ Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& re
     CA_TRY(who, authenticate_tenant_header(ctx));  // answers 401 or 400
     (void)who;
   }
-  CA_TRY(claims, verify_bearer(ctx));
-  // The token's subject is only vouched for by its signature until the
-  // session check has run: the read's rows are discarded unless that check
-  // finds this very user's live session.
-  if (args == ReadArgs::kTenantAndUser) params.insert(params.begin(), claims.sub);
+  CA_TRY(bearer, verify_bearer(ctx));
+  // The token's subject (a key's creator) is only vouched for by its
+  // signature until the session (key) check has run: the read's rows are
+  // discarded unless that check finds this very user's live session.
+  if (args == ReadArgs::kTenantAndUser) params.insert(params.begin(), bearer.user_id());
   params.insert(params.begin(), tenant_id);
   Db::Query query{&read, std::move(params)};
-  CA_TRY(l, lookup(ctx, claims, tenant_id, &query));
+  CA_TRY(l, lookup(ctx, bearer, tenant_id, &query));
   CA_TRY(who, check_role(ctx, l, Role::kMember));
   return TenantRead{std::move(who), std::move(*l.read)};
 }
@@ -326,8 +469,20 @@ Result<WriteCheck> write_check(Ctx& ctx, const Access& access) {
   } else if (access.kind == Access::Kind::kPathTenant) {
     tenant_id = access.tenant_id;
   }
-  CA_TRY(claims, verify_bearer(ctx));
+  CA_TRY(bearer, verify_bearer(ctx));
   WriteCheck out;
+  if (bearer.key) {
+    // What the key claims, vouched for once its check has run (as a
+    // token's subject is); a key acts as an ADMIN within its scopes.
+    out.who.user_id = bearer.key->creator_id;
+    out.who.tenant_id = tenant_id.value_or(0);
+    out.who.api_key_id = bearer.key->key_id;
+    out.who.role = Role::kAdmin;
+    out.query = key_check_query(ctx, *bearer.key, tenant_id);
+    out.key = std::move(bearer.key);
+    return out;
+  }
+  const TokenClaims& claims = bearer.token;
   out.who.user_id = claims.sub;
   out.who.session_id = claims.jti;
   out.who.tenant_id = tenant_id.value_or(0);
@@ -339,6 +494,11 @@ Result<WriteCheck> write_check(Ctx& ctx, const Access& access) {
 
 Result<Principal> write_check_result(Ctx& ctx, const Access& access, const WriteCheck& check,
                                      DbResult& r) {
+  if (check.key) {
+    std::optional<int64_t> tenant_id;
+    if (access.kind != Access::Kind::kSession) tenant_id = check.who.tenant_id;
+    return key_check_result(ctx, *check.key, tenant_id, r);
+  }
   if (!r.ok()) {
     const std::string& state = r.error().sqlstate;
     if (state == kNoSessionState) return Error::unauthenticated();

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "api_key.h"
 #include "db.h"
 #include "result.h"
 #include "router.h"
@@ -30,12 +31,30 @@ struct Principal {
   // tenant; user_id is then the key's creator (the writer of records that
   // keep a created_by or user_id).
   int64_t api_key_id = 0;
+  // The key's name as its check read it (for logs and audit entries);
+  // empty for a session, and in the `who` a write's statements are built
+  // from (write.h), which precedes the check.
+  std::string api_key_name;
 };
 
 // Token + live session; 401 otherwise.
 // True when the request's bearer token has a valid signature and has not
-// expired: no database, no session check (that comes with authenticate()).
+// expired, or is a well-formed API key: no database, no session or key
+// check (that comes with authenticate()).
 bool bearer_verifies(const Ctx& ctx);
+
+// True when the request's bearer credential is an API key (common/api_key.h),
+// well-formed or not. A route that declares no scope refuses it (403)
+// before anything else (route_dispatch.cc).
+bool bearer_is_api_key(const Request& req);
+
+// API keys. Every function below accepts, beside a session token, an API
+// key of the tenant the request is for, on a route that declares a scope
+// (Ctx::scope) the key has: its check (common/auth.cc, kAuthenticateKey)
+// takes the session check's place in the same statement slot and round
+// trip. A live key of another tenant is 403, a key without the scope 403;
+// an unknown, revoked or altered key 401. A key passes the role checks as
+// an ADMIN would (its scopes are what limits it).
 
 Result<Principal> authenticate(Ctx& ctx);
 
@@ -121,6 +140,7 @@ struct Access {
 struct WriteCheck {
   Principal who;
   Db::Query query;
+  std::optional<ApiKeyParts> key;  // the request's API key, when it came with one
 };
 
 // The token verified in the process (401) and, for kTenantHeader, the header

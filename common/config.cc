@@ -270,6 +270,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
       static_cast<int>(int_env(program, "WEBHOOK_DISABLE_AFTER_HOURS", 72, 0, 8760));
   c.webhook_resend_max_pending =
       static_cast<int>(int_env(program, "WEBHOOK_RESEND_MAX_PENDING", 100, 1, 100000));
+  c.api_keys_max_per_tenant =
+      static_cast<int>(int_env(program, "API_KEYS_MAX_PER_TENANT", 100, 1, 10000));
   c.tenants_max_per_user =
       static_cast<int>(int_env(program, "TENANTS_MAX_PER_USER", 20, 1, 100000));
   c.invitations_max_pending_per_tenant =

@@ -36,6 +36,9 @@ struct Config {
   // A redelivery or test event is refused (422) while its subscription has
   // this many pending deliveries (WEBHOOK_RESEND_MAX_PENDING, decision 0103).
   int webhook_resend_max_pending = 100;
+  // Live (unrevoked) API keys one tenant may have (API_KEYS_MAX_PER_TENANT;
+  // docs/security.md "Resource limits").
+  int api_keys_max_per_tenant = 100;
   // Collections a user or tenant grows (docs/security.md, "Resource limits";
   // docs/decisions/0030-caps-on-what-users-and-tenants-grow.md): tenants a user
   // created (TENANTS_MAX_PER_USER), live pending invitations of a tenant

@@ -170,6 +170,8 @@ void log_request_begin(std::string_view request_id) {
   t_request.route = nullptr;
   t_request.tenant_id = 0;
   t_request.user_id = 0;
+  t_request.api_key_id = 0;
+  t_request.api_key_outcome = 0;
   t_request.db_time = std::chrono::nanoseconds(0);
   t_request.db_round_trips = 0;
 }

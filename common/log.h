@@ -55,6 +55,10 @@ struct LogRequestContext {
   const char* route = nullptr;
   int64_t tenant_id = 0;
   int64_t user_id = 0;
+  int64_t api_key_id = 0;  // the API key the request came with (common/auth.cc)
+  // What became of that key's request (metrics.h, ApiKeyOutcome); kNone
+  // without a key.
+  int api_key_outcome = 0;
   std::chrono::nanoseconds db_time{0};
   int db_round_trips = 0;  // to PostgreSQL, a statement's first Parse included
 };

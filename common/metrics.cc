@@ -24,7 +24,7 @@
 namespace ca {
 namespace {
 
-constexpr uint32_t kMagic = 0x43414d31;  // "CAM1": this layout
+constexpr uint32_t kMagic = 0x43414d32;  // "CAM2": this layout (CAM1 had no API key counts)
 constexpr int kMaxRoutes = 32;           // slot 0 is "no route matched"
 constexpr int kMaxSlots = 256;           // files per group
 // Upper bounds of the latency buckets, in seconds (the last is +Inf).
@@ -47,8 +47,11 @@ struct CounterFile {
   char group[32];
   std::atomic<uint64_t> db_unavailable;
   std::atomic<uint64_t> db_timeouts;
+  std::atomic<uint64_t> api_keys[kApiKeyOutcomes];  // by ApiKeyOutcome
   RouteCounters route[kMaxRoutes];
 };
+constexpr const char* kApiKeyOutcomeNames[kApiKeyOutcomes] = {
+    "", "accepted", "unauthenticated", "other_tenant", "outside_scope", "route_refuses_keys"};
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "counters are shared between processes");
 
 CounterFile* g_file = nullptr;
@@ -161,6 +164,12 @@ void metrics_record(const char* method, const char* route, int status,
   r.sum_us.fetch_add(us > 0 ? static_cast<uint64_t>(us) : 0, std::memory_order_relaxed);
 }
 
+void metrics_record_api_key(ApiKeyOutcome outcome) {
+  int i = static_cast<int>(outcome);
+  if (g_file == nullptr || i <= 0 || i >= kApiKeyOutcomes) return;
+  g_file->api_keys[i].fetch_add(1, std::memory_order_relaxed);
+}
+
 void metrics_record_db_error(DbErrorKind kind) {
   if (g_file == nullptr) return;
   if (kind == DbErrorKind::kConnection) {
@@ -182,6 +191,7 @@ using RouteKey = std::tuple<std::string, std::string, std::string>;  // group, m
 struct Sums {
   std::map<RouteKey, RouteSum> routes;
   std::map<std::string, std::pair<uint64_t, uint64_t>> db;  // group: unavailable, timeouts
+  uint64_t api_keys[kApiKeyOutcomes] = {};
 };
 
 void add_file(const std::string& path, Sums* sums) {
@@ -201,6 +211,9 @@ void add_file(const std::string& path, Sums* sums) {
     auto& db = sums->db[group];
     db.first += f->db_unavailable.load(std::memory_order_relaxed);
     db.second += f->db_timeouts.load(std::memory_order_relaxed);
+    for (int i = 1; i < kApiKeyOutcomes; ++i) {
+      sums->api_keys[i] += f->api_keys[i].load(std::memory_order_relaxed);
+    }
     for (uint32_t i = 0; i < f->routes; ++i) {
       const RouteCounters& r = f->route[i];
       RouteSum& s = sums->routes[{group, std::string(r.method, strnlen(r.method, sizeof r.method)),
@@ -297,6 +310,14 @@ std::string metrics_render_files(const std::string& dir) {
   for (const auto& [group, db] : sums.db) {
     appendf(&out, "commerce_admin_db_statement_timeouts_total{group=\"%s\"} %llu\n", group.c_str(),
             static_cast<unsigned long long>(db.second));
+  }
+  out +=
+      "# HELP commerce_admin_api_key_requests_total Requests that came with an API key, by "
+      "outcome of its check.\n"
+      "# TYPE commerce_admin_api_key_requests_total counter\n";
+  for (int i = 1; i < kApiKeyOutcomes; ++i) {
+    appendf(&out, "commerce_admin_api_key_requests_total{outcome=\"%s\"} %llu\n",
+            kApiKeyOutcomeNames[i], static_cast<unsigned long long>(sums.api_keys[i]));
   }
   return out;
 }

@@ -37,6 +37,21 @@ bool metrics_init(const std::string& dir, const std::string& group,
 void metrics_record(const char* method, const char* route, int status,
                     std::chrono::steady_clock::duration took);
 
+// What became of a request that came with an API key (common/auth.cc):
+// one count per such request, by outcome.
+enum class ApiKeyOutcome {
+  kNone = 0,
+  kAccepted,          // the key passed its check (what followed is the route's)
+  kUnauthenticated,   // malformed, unknown, revoked or altered: 401
+  kOtherTenant,       // a live key on another tenant's data: 403
+  kOutsideScope,      // a live key without the route's scope: 403
+  kRouteRefusesKeys,  // a route that takes no key (login, api-keys, ...): 403
+};
+inline constexpr int kApiKeyOutcomes = 6;
+
+// Counts one request with an API key, by outcome.
+void metrics_record_api_key(ApiKeyOutcome outcome);
+
 // Counts a database error a request met (connection lost or unavailable,
 // statement timeout); other kinds are not counted.
 void metrics_record_db_error(DbErrorKind kind);

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "idempotency.h"
 #include "log.h"
+#include "metrics.h"
 #include "tenant_budget.h"
 
 namespace ca {
@@ -54,6 +55,14 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   req.params = std::move(m.params);
   log_request_context().route = m.pattern;
   Ctx ctx{req, db, config};
+  ctx.scope = m.scope;
+  // A route that declares no scope takes no API key: refused here, before
+  // any other check and without a database round trip, whatever the key
+  // (docs/decisions/0106-api-key-checks.md).
+  if (m.scope == Scope::kNone && bearer_is_api_key(req)) {
+    log_request_context().api_key_outcome = static_cast<int>(ApiKeyOutcome::kRouteRefusesKeys);
+    return respond(Error::forbidden("API keys cannot be used for this endpoint"), m.error_style);
+  }
   TenantInProgress::Slot slot;
   if (int64_t tenant = named_tenant(req, m)) {
     if (int64_t wait = tenant_budget().wait_seconds(tenant, TenantBudget::Clock::now())) {

@@ -66,6 +66,7 @@ RouteMatch Router::match(std::string_view method, std::string_view path) const {
       m.pattern = c.route.pattern;
       m.idempotent = c.route.idempotent;
       m.error_style = c.route.error_style;
+      m.scope = c.route.scope;
       m.params = std::move(params);
       return m;
     }

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api_key.h"
 #include "error.h"
 #include "http.h"
 #include "idempotency.h"
@@ -29,20 +30,35 @@ struct Ctx {
   const Config& config;
   // Set on a keyed request of a route that takes Idempotency-Key (for auth.h).
   IdempotentRequest* idempotency = nullptr;
+  // The scope an API key needs for this route (Route::scope; for auth.h).
+  Scope scope = Scope::kNone;
 };
 
 // The answer, or the Error the dispatcher renders in the route's style.
 using Handler = Result<Response> (*)(Ctx&);
 
 // A row of a handler's route table: `{method, pattern, handler}`, then
-// optionally, for a route that takes Idempotency-Key, `ca::kIdempotent`,
-// then the endpoint's error style (`ca::kOrderStyle`; plain by default).
+// optionally the scope an API key needs there (`ca::Scope::kProductsRead`;
+// none by default: the route refuses every key, 403), then, for a route
+// that takes Idempotency-Key, `ca::kIdempotent`, then the endpoint's error
+// style (`ca::kOrderStyle`; plain by default).
 struct Route {
   Route(const char* m, const char* p, Handler h, ErrorStyle style = ErrorStyle::kPlain)
       : method(m), pattern(p), handler(h), error_style(style) {}
   Route(const char* m, const char* p, Handler h, Idempotent keyed,
         ErrorStyle style = ErrorStyle::kPlain)
       : method(m), pattern(p), handler(h), error_style(style), idempotent(keyed) {}
+  Route(const char* m, const char* p, Handler h, Scope key_scope,
+        ErrorStyle style = ErrorStyle::kPlain)
+      : method(m), pattern(p), handler(h), error_style(style), scope(key_scope) {}
+  Route(const char* m, const char* p, Handler h, Scope key_scope, Idempotent keyed,
+        ErrorStyle style = ErrorStyle::kPlain)
+      : method(m),
+        pattern(p),
+        handler(h),
+        error_style(style),
+        idempotent(keyed),
+        scope(key_scope) {}
 
   const char* method;
   const char* pattern;
@@ -52,6 +68,9 @@ struct Route {
   ErrorStyle error_style = ErrorStyle::kPlain;
   // Set: the route takes Idempotency-Key (common/idempotency.h).
   std::optional<Idempotent> idempotent = std::nullopt;
+  // The scope an API key needs here (common/api_key.h); kNone: no key may
+  // call the route.
+  Scope scope = Scope::kNone;
 };
 
 struct RouteMatch {
@@ -60,6 +79,7 @@ struct RouteMatch {
   ErrorStyle error_style = ErrorStyle::kPlain;
   const char* pattern = nullptr;  // for kFound: the route's pattern (for logs)
   std::optional<Idempotent> idempotent;
+  Scope scope = Scope::kNone;
   std::vector<int64_t> params;
   std::string allow;  // for kMethodNotAllowed: "GET, POST"
 };

@@ -43,6 +43,7 @@ void log_request_line(const Request& req, int status, std::chrono::steady_clock:
   json_add_int(fields.get(), "db_round_trips", c.db_round_trips);
   if (c.tenant_id != 0) json_add_int(fields.get(), "tenant_id", c.tenant_id);
   if (c.user_id != 0) json_add_int(fields.get(), "user_id", c.user_id);
+  if (c.api_key_id != 0) json_add_int(fields.get(), "api_key_id", c.api_key_id);
   log_fields(level, "request", fields.get());
 }
 
@@ -84,6 +85,9 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
     tenant_budget().charge(tenant, finished - dispatched, resp.body.size(), finished);
   }
   metrics_record(req.method.c_str(), log_request_context().route, resp.status, took);
+  if (int outcome = log_request_context().api_key_outcome) {
+    metrics_record_api_key(static_cast<ApiKeyOutcome>(outcome));
+  }
   log_request_line(req, resp.status, took);
   log_request_end();
 }

@@ -1,4 +1,6 @@
-// commerce-admin-tenants: the caller's tenants; create, read, update.
+// commerce-admin-tenants: the caller's tenants; create, read, update; a
+// tenant's API keys.
+#include "api_keys.h"
 #include "serve.h"
 #include "tenants.h"
 
@@ -9,5 +11,10 @@ int main(int argc, char** argv) {
                             {"POST", "/api/v2/admin/tenants", ca::tenants_create, ca::kIdempotent},
                             {"GET", "/api/v2/admin/tenants/{tenantId}", ca::tenants_read},
                             {"POST", "/api/v2/admin/tenants/{tenantId}", ca::tenants_update},
+                            // ADMIN with a session: no scope, so no API key.
+                            {"POST", "/api/v2/admin/api-keys/{tenantId}", ca::api_keys_create},
+                            {"GET", "/api/v2/admin/api-keys/{tenantId}", ca::api_keys_list},
+                            {"DELETE", "/api/v2/admin/api-keys/{tenantId}/{id}",
+                             ca::api_keys_revoke},
                         });
 }

@@ -137,6 +137,7 @@ const std::vector<Route>& api_routes() {
       {"GET", "/api/v2/admin/announcements", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
       {"GET", "/api/v2/admin/webhooks/1", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
       {"GET", "/api/v2/admin/events/1", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
+      {"GET", "/api/v2/admin/api-keys/1", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
   };
   return routes;
 }

@@ -160,8 +160,17 @@ TEST_F(Citus, TenantRequestsRunOnOneShard) {
     std::optional<std::string> body;
     long status;
   };
+  // And with an API key instead (issue 40): its check runs on the tenant's shard.
+  HttpResponse made_key =
+      http("POST", "/api/v2/admin/api-keys/" + tid,
+           {.token = admin, .body = R"({"name":"Citus","scopes":["products:write"]})"});
+  ASSERT_EQ(made_key.status, 201) << made_key.body;
+  const std::string key = made_key.str("key");
   const std::vector<Request> requests = {
       {"GET", "/api/v2/admin/products/" + product_id, admin, std::nullopt, 200},
+      {"GET", "/api/v2/admin/products/" + product_id, key, std::nullopt, 200},
+      {"GET", "/api/v2/admin/products", key, std::nullopt, 200},
+      {"POST", "/api/v2/admin/products", key, R"({"name":"Keyed","price":1})", 201},
       {"GET", "/api/v2/admin/products", admin, std::nullopt, 200},
       {"GET", "/api/v2/admin/products?q=shi&published=true", admin, std::nullopt, 200},
       {"POST", "/api/v2/admin/orders", buyer.token, order, 201},
@@ -296,6 +305,28 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
       tid + " AND id = " + test_id);
   check("POST", hooks + "/deliveries/" + test_id + "/redeliver", admin, std::nullopt, 202);
   check("DELETE", hooks + "?id=" + to_string(hook.integer("id")), admin, std::nullopt, 200);
+  // Issue 40: API keys, created, listed and revoked with the session; every
+  // request with a key (its check, and the last_used_at stamp, included)
+  // on the tenant's shards, a revoked key's 401 too.
+  const std::string keys = "/api/v2/admin/api-keys/" + tid;
+  HttpResponse made_key =
+      check("POST", keys, admin,
+            R"({"name":"Citus","scopes":["products:write","orders:write","webhooks:read"]})", 201);
+  const std::string key = made_key.str("key");
+  check("GET", keys, admin, std::nullopt, 200);
+  check("GET", product_path, key, std::nullopt, 200);
+  check("GET", "/api/v2/admin/products?q=shi", key, std::nullopt, 200);
+  check("POST", "/api/v2/admin/products", key, R"({"name":"Keyed","price":1})", 201);
+  check("POST", "/api/v2/admin/products", key, R"({"name":"Keyed again","price":1})", 201,
+        {"Idempotency-Key: " + unique("citus-key")});
+  check("POST", product_path, key, R"({"stock":4})", 200);
+  check("GET", hooks, key, std::nullopt, 200);
+  check("POST", order_path + "/status", key, R"({"status":"completed"})", 200);
+  check("GET", "/api/v2/admin/category", key, std::nullopt, 403);
+  sql("UPDATE api_keys SET last_used_at = now() - interval '2 minutes' WHERE tenant_id = " + tid);
+  check("GET", product_path, key, std::nullopt, 200);
+  check("DELETE", keys + "/" + to_string(made_key.integer("id")), admin, std::nullopt, 200);
+  check("GET", product_path, key, std::nullopt, 401);
   check("DELETE", product_path, admin, std::nullopt, 200);
   check("DELETE", members + "/" + to_string(buyer.id), admin, std::nullopt, 200, {}, memberships);
 }

@@ -166,7 +166,8 @@ const std::vector<std::string> kApiPaths = {"/api/v2/admin/login",
                                             "/api/v2/admin/addresses",
                                             "/api/v2/admin/announcements",
                                             "/api/v2/admin/webhooks/1",
-                                            "/api/v2/admin/events/1"};
+                                            "/api/v2/admin/events/1",
+                                            "/api/v2/admin/api-keys/1"};
 
 std::vector<std::string> preflight(const std::string& origin, const std::string& method) {
   std::vector<std::string> h;

@@ -1,0 +1,150 @@
+#include "api_keys.h"
+
+#include <set>
+#include <string>
+
+#include "api_key.h"
+#include "auth.h"
+#include "config.h"
+#include "db.h"
+#include "error.h"
+#include "json_rendered.h"
+#include "page_rows.h"
+#include "user_turn.h"
+#include "validate.h"
+#include "write.h"
+
+namespace ca {
+namespace {
+
+// The key as JSON (sql/053), without the key itself.
+#define CA_API_KEY_JSON                                                                \
+  "ca_api_key_json(tenant_id, id, name, scopes, secret_head, created_by, created_at, " \
+  "last_used_at) AS json"
+
+// Creates take turns per tenant (tenant_turn(), as webhook subscriptions
+// do, decision 0060), then count the tenant's live keys in a statement of
+// their own, whose snapshot sees every create committed before. $2
+// API_KEYS_MAX_PER_TENANT, $3 the refusal's text: at the cap it raises
+// CA422 (a 422 under "limit"), which rolls the request back.
+const Statement kUnderCap{
+    "api_keys_under_cap",
+    "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
+    "END AS refused FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL"};
+
+// $3 the scopes (text[]), $4 the secret's hash (bytea), $5 its first
+// digits, $6 the creator. Only the hash of the secret reaches the database.
+const Statement kCreate{
+    "api_keys_create",
+    "INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head, created_by) "
+    "VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, " CA_API_KEY_JSON};
+
+// A tenant's live keys, oldest first: the page and the total in one statement.
+const Statement kList{"api_keys_list",
+                      "WITH total AS (SELECT count(*) AS n FROM api_keys "
+                      "               WHERE tenant_id = $1 AND revoked_at IS NULL), "
+                      "page AS (SELECT id, " CA_API_KEY_JSON
+                      " FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL "
+                      "         ORDER BY id LIMIT $2 OFFSET $3) "
+                      "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "
+                      "ORDER BY page.id"};
+
+// Revokes the key unless it is revoked already (its first revocation's
+// time stays); `found` says whether the tenant has such a key at all. The
+// very next request with it fails its check (common/auth.cc), in every
+// process: nothing caches a key.
+const Statement kRevoke{
+    "api_keys_revoke",
+    "WITH r AS (UPDATE api_keys SET revoked_at = now() "
+    "           WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id) "
+    "SELECT EXISTS (SELECT FROM api_keys WHERE tenant_id = $1 AND id = $2) AS found, "
+    "  (SELECT count(*) FROM r) AS revoked"};
+
+constexpr size_t kMaxName = 255;
+constexpr int kMaxScopes = 12;
+
+// `scopes`: 1 to kMaxScopes distinct known scope names, as a text[]
+// literal. Item errors use dotted keys (scopes.1), as webhook events do.
+std::string read_scopes(BodyReader& in, FieldErrors& errs) {
+  auto list = in.array("scopes", {.required = true});
+  std::string out = "{";
+  if (!list.has_value()) return out + "}";
+  int n = cJSON_GetArraySize(list.value);
+  if (n == 0) {
+    errs.add("scopes", "The scopes field must contain at least 1 item.");
+  } else if (n > kMaxScopes) {
+    // Refused whole: a long list must repeat itself, and one error per item
+    // would let a small body ask for a large answer.
+    errs.add("scopes",
+             "The scopes field must not have more than " + std::to_string(kMaxScopes) + " items.");
+  }
+  if (n == 0 || n > kMaxScopes) return out + "}";
+  std::set<std::string> seen;
+  int i = 0;
+  for (const cJSON* item = list.value->child; item != nullptr; item = item->next, ++i) {
+    std::string key = "scopes." + std::to_string(i);
+    if (!cJSON_IsString(item)) {
+      errs.add(key, "The " + key + " field must be a string.");
+    } else if (!scope_parse(item->valuestring)) {
+      errs.add(key, "The selected " + key + " is invalid.");
+    } else if (!seen.insert(item->valuestring).second) {
+      errs.add(key, "The " + key + " field has a duplicate value.");
+    } else {
+      if (out.size() > 1) out += ',';
+      out += item->valuestring;  // a known name: nothing to quote
+    }
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+Result<Response> api_keys_create(Ctx& ctx) {
+  const int64_t tenant_id = ctx.req.params[0];
+  const Access access = Access::path_tenant(tenant_id, Role::kAdmin);
+  Result<Json> body = parse_json_object(ctx.req);
+  if (!body.ok()) return refuse_before_write(ctx, access, body);
+  FieldErrors errs;
+  BodyReader in(body->get(), errs);
+  auto name = in.str("name", {.required = true, .trim = true, .min = 1, .max = kMaxName});
+  std::string scopes = read_scopes(in, errs);
+  if (!errs.empty()) return refuse_before_write(ctx, access, body, errs);
+
+  ApiKeyParts key;
+  key.tenant_id = tenant_id;
+  key.secret = api_key_secret_generate();
+  const int64_t max = ctx.config.api_keys_max_per_tenant;
+  const std::string refusal =
+      Error::limit_message("API keys per tenant", max, "API_KEYS_MAX_PER_TENANT");
+  // One round trip: the session check, the tenant's turn, the count under
+  // the cap and the insert, in one transaction.
+  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+           return Queries{tenant_turn(tenant_id),
+                          {&kUnderCap, {tenant_id, max, refusal}},
+                          {&kCreate,
+                           {tenant_id, name.value, scopes, api_key_secret_hash(key.secret),
+                            key.secret.substr(0, kApiKeyShownSecretLength), who.user_id}}};
+         }));
+  Rows& r = w.results[2].rows();
+  key.key_id = r.int64(0, "id");
+  key.creator_id = w.who.user_id;
+  // The key is shown here only: lists never include it, and the database
+  // holds its hash. Its text needs no escaping (prefix, digits, hex).
+  const std::string quoted = "\"" + api_key_format(key) + "\"";
+  return Response::text(201, json_object_with(r.text(0, "json"), {{"key", quoted}}));
+}
+
+Result<Response> api_keys_list(Ctx& ctx) { return path_tenant_page(ctx, kList, Role::kAdmin); }
+
+Result<Response> api_keys_revoke(Ctx& ctx) {
+  const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
+  CA_TRY(w, write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
+           return Queries{{&kRevoke, {tenant_id, id}}};
+         }));
+  if (!w.results[0].rows().boolean(0, "found")) return Error::not_found("API key not found");
+  Json out = json_object();
+  json_add_str(out.get(), "message", "API key revoked");
+  return Response::json(200, out);
+}
+
+}  // namespace ca

@@ -11,13 +11,6 @@ namespace {
 
 const std::string kPath = "/api/v2/admin/addresses";
 
-void expect_json(const HttpResponse& r, const std::string& expected) {
-  Json want = json_parse(expected);
-  ASSERT_TRUE(want) << "the expected JSON does not parse: " << expected;
-  EXPECT_TRUE(cJSON_Compare(r.json.get(), want.get(), true))
-      << "got:  " << r.body << "\nwant: " << json_dump(want.get());
-}
-
 std::string created_at(int64_t id) {
   auto rows = sql("SELECT ca_ts(created_at) FROM addresses WHERE id = " + to_string(id));
   return rows.empty() ? "<no row>" : rows[0];

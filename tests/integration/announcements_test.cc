@@ -97,18 +97,6 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
   return v;
 }
 
-// `actual` equals the JSON text `expected`, object member order ignored.
-::testing::AssertionResult same_json(const cJSON* actual, const std::string& expected) {
-  Json want = json_parse(expected);
-  if (!want) return ::testing::AssertionFailure() << "bad expected JSON: " << expected;
-  if (actual != nullptr && cJSON_Compare(actual, want.get(), true)) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "\n  actual:   " << (actual ? json_dump(actual) : "<missing>")
-         << "\n  expected: " << json_dump(want.get());
-}
-
 // A copy of `object` without `keys`.
 Json without(const cJSON* object, std::initializer_list<const char*> keys) {
   Json copy(cJSON_Duplicate(object, true));
@@ -264,9 +252,9 @@ TEST(AnnouncementsCreate, MinimalBodyGetsEveryFieldWithTheDefaults) {
   int64_t id = json_get_int(data, "id").value_or(-1);
   EXPECT_GT(id, 0);
   EXPECT_TRUE(is_ts(json_get(data, "created_at")));
-  EXPECT_TRUE(same_json(json_get(data, "updated_at"), json_dump(json_get(data, "created_at"))));
+  EXPECT_TRUE(json_eq(json_get(data, "updated_at"), json_dump(json_get(data, "created_at"))));
   Json rest = without(data, {"id", "created_at", "updated_at"});
-  EXPECT_TRUE(same_json(rest.get(), R"({
+  EXPECT_TRUE(json_eq(rest.get(), R"({
       "tenant_id": ")" + t.header + R"(", "title": "Hello", "summary": "", "content": "",
       "type": "info", "priority": 0, "status": "draft", "is_push_enabled": false,
       "is_public": false, "scheduled_at": null, "expires_at": null, "topic": null,
@@ -274,17 +262,17 @@ TEST(AnnouncementsCreate, MinimalBodyGetsEveryFieldWithTheDefaults) {
       "target_value": null, "push_status": "skipped", "push_error": null, "sent_at": null,
       "attachment_type": null, "attachment_url": null, "attachment_metadata": null,
       "created_by": )" + to_string(me.id) +
-                                        R"(,
+                                      R"(,
       "creator": {"id": )" + to_string(me.id) +
-                                        R"(, "name": )" + json_text(me.name) + R"(, "email": )" +
-                                        json_text(me.email) + "}}"));
+                                      R"(, "name": )" + json_text(me.name) + R"(, "email": )" +
+                                      json_text(me.email) + "}}"));
 
   // The single read shows the same record.
   HttpResponse read = get(t, path_of(id));
   ASSERT_EQ(read.status, 200) << read.body;
   EXPECT_EQ(keys_of(read.json.get()), sorted({"success", "data"}));
   EXPECT_TRUE(cJSON_IsTrue(read["success"]));
-  EXPECT_TRUE(same_json(read["data"], json_dump(data)));
+  EXPECT_TRUE(json_eq(read["data"], json_dump(data)));
 }
 
 TEST(AnnouncementsCreate, StoresEveryFieldSentAndNormalisesTimestampsAndUserIds) {
@@ -304,15 +292,15 @@ TEST(AnnouncementsCreate, StoresEveryFieldSentAndNormalisesTimestampsAndUserIds)
       "attachment_metadata": {"label": "Shop now"}})");
   ASSERT_EQ(r.status, 201) << r.body;
   Json rest = without(r["data"], {"id", "created_at", "updated_at", "created_by", "creator"});
-  EXPECT_TRUE(same_json(rest.get(), R"({
+  EXPECT_TRUE(json_eq(rest.get(), R"({
       "tenant_id": ")" + t.header + R"(", "title": "Spring sale", "summary": "Up to 50% off",
       "content": "<p>Details</p>", "type": "success", "priority": 1, "status": "draft",
       "is_push_enabled": true, "is_public": true,
       "scheduled_at": "2030-03-01T08:00:00.000000Z", "expires_at": "2030-03-08T23:59:59.500000Z",
       "topic": "promotions", "push_title": "Sale!", "push_body": "Half price",
       "push_data": {"screen": "sale", "ids": [1, 2]}, "target_type": "users",
-      "target_value": ")" + m[0] + "," + m[1] +
-                                        "," + m[2] + R"(", "push_status": "pending",
+      "target_value": ")" + m[0] + "," +
+                                      m[1] + "," + m[2] + R"(", "push_status": "pending",
       "push_error": null, "sent_at": null,
       "attachment_type": "button", "attachment_url": "https://shop.example.com/sale?x=1",
       "attachment_metadata": {"label": "Shop now"}})"));
@@ -322,13 +310,13 @@ TEST(AnnouncementsCreate, RequiresTitleTypeAndStatus) {
   Tenant t = new_tenant();
   HttpResponse r = post(t, kBase, "{}");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {
       "title": ["The title field is required."], "type": ["The type field is required."],
       "status": ["The status field is required."]}})"));
 
   r = post(t, kBase, R"({"title": "   ", "type": null, "status": ""})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {
       "title": ["The title field is required."], "type": ["The type field is required."],
       "status": ["The status field is required."]}})"));
 }
@@ -343,7 +331,7 @@ TEST(AnnouncementsCreate, ReportsEveryInvalidFieldAtOnce) {
       "target_value": 3, "attachment_type": "video", "attachment_url": "ftp://files.example.com/a",
       "attachment_metadata": "x"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {
       "title": ["The title field must be a string."],
       "summary": ["The summary field must be a string."],
       "content": ["The content field must be a string."],
@@ -376,11 +364,9 @@ TEST(AnnouncementsCreate, PriorityIsZeroOrOneAndAnInteger) {
     EXPECT_EQ(keys_of(r["errors"]), std::vector<std::string>{"priority"}) << bad;
   }
   HttpResponse r = post(t, kBase, R"({"title":"P","type":"info","status":"draft","priority":-1})");
-  EXPECT_TRUE(
-      same_json(r["errors"], R"({"priority": ["The priority field must be at least 0."]})"));
+  EXPECT_TRUE(json_eq(r["errors"], R"({"priority": ["The priority field must be at least 0."]})"));
   r = post(t, kBase, R"({"title":"P","type":"info","status":"draft","priority":1.5})");
-  EXPECT_TRUE(
-      same_json(r["errors"], R"({"priority": ["The priority field must be an integer."]})"));
+  EXPECT_TRUE(json_eq(r["errors"], R"({"priority": ["The priority field must be an integer."]})"));
   r = post(t, kBase, R"({"title":"P","type":"alert","status":"draft","priority":1})");
   ASSERT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(json_get_int(r["data"], "priority"), 1);
@@ -410,7 +396,7 @@ TEST(AnnouncementsCreate, LengthLimitsCountCharactersNotBytes) {
   for (const std::string unit : {"a", "\u00e9"}) {
     HttpResponse r = post(t, kBase, body(256, 501, 101, 101, 201, unit));
     ASSERT_EQ(r.status, 422) << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {
+    EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {
         "title": ["The title field must not be greater than 255 characters."],
         "summary": ["The summary field must not be greater than 500 characters."],
         "topic": ["The topic field must not be greater than 100 characters."],
@@ -450,7 +436,7 @@ TEST(AnnouncementsCreate, TimestampsAreIso8601AndComeBackInUtc) {
       continue;
     }
     ASSERT_EQ(r.status, 422) << bad << ": " << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"scheduled_at": [
+    EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {"scheduled_at": [
         "The scheduled_at field must be a valid ISO 8601 date-time such as 2026-12-01T10:00:00Z."]}})"))
         << bad;
   }
@@ -458,14 +444,14 @@ TEST(AnnouncementsCreate, TimestampsAreIso8601AndComeBackInUtc) {
       post(t, kBase, R"({"title":"T","type":"info","status":"draft","expires_at":1700000000})");
   ASSERT_EQ(r.status, 422) << r.body;
   EXPECT_TRUE(
-      same_json(r["errors"], R"({"expires_at": ["The expires_at field must be a string."]})"));
+      json_eq(r["errors"], R"({"expires_at": ["The expires_at field must be a string."]})"));
 }
 
 TEST(AnnouncementsCreate, ScheduledNeedsScheduledAtAndExpiryComesAfterIt) {
   Tenant t = new_tenant();
   HttpResponse r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"scheduled_at": [
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {"scheduled_at": [
       "The scheduled_at field is required when status is scheduled."]}})"));
   r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled","scheduled_at":null})");
   ASSERT_EQ(r.status, 422) << r.body;
@@ -473,7 +459,7 @@ TEST(AnnouncementsCreate, ScheduledNeedsScheduledAtAndExpiryComesAfterIt) {
   r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled",
       "scheduled_at":"2030-01-02T00:00:00Z","expires_at":"2030-01-01T00:00:00Z"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"expires_at": [
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {"expires_at": [
       "The expires_at field must be a date-time after scheduled_at."]}})"));
   r = post(t, kBase, R"({"title":"S","type":"info","status":"scheduled",
       "scheduled_at":"2030-01-02T00:00:00Z","expires_at":"2030-01-02T00:00:00Z"})");
@@ -491,7 +477,7 @@ TEST(AnnouncementsCreate, AttachmentUrlMustBeAValidUrlWhenAttachmentTypeIsGiven)
   HttpResponse r = post(t, kBase, R"({"title":"A","type":"info","status":"draft",
       "attachment_type":"image"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"attachment_url": [
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {"attachment_url": [
       "The attachment_url field is required when attachment_type is set."]}})"));
   for (const char* bad :
        {"not a url", "javascript:alert(1)", "ftp://example.com/a.png", "https://",
@@ -501,7 +487,7 @@ TEST(AnnouncementsCreate, AttachmentUrlMustBeAValidUrlWhenAttachmentTypeIsGiven)
         std::string(R"({"title":"A","type":"info","status":"draft","attachment_type":"link",)") +
             R"("attachment_url":)" + json_text(bad) + "}");
     ASSERT_EQ(r.status, 422) << bad << ": " << r.body;
-    EXPECT_TRUE(same_json(r["errors"], R"({"attachment_url": [
+    EXPECT_TRUE(json_eq(r["errors"], R"({"attachment_url": [
         "The attachment_url field must be a valid http or https URL."]})"))
         << bad;
   }
@@ -530,7 +516,7 @@ TEST(AnnouncementsCreate, TargetValueFollowsTargetType) {
   std::vector<std::string> outsider = new_members(other, 1);
   r = with_target(R"("target_type":"users","target_value":")" + m[0] + "," + outsider[0] + "\"");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"target_value": [
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {"target_value": [
       "The target_value field must list members of this tenant."]}})"));
   r = with_target(R"("target_type":"topic","target_value":"news")");
   ASSERT_EQ(r.status, 201) << r.body;
@@ -560,8 +546,8 @@ TEST(AnnouncementsCreate, TargetValueFollowsTargetType) {
   for (const auto& [target, message] : bad) {
     r = with_target(target);
     ASSERT_EQ(r.status, 422) << target << ": " << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), R"({"success": false, "errors": {"target_value": [)" +
-                                            json_text(message) + "]}}"))
+    EXPECT_TRUE(json_eq(r.json.get(), R"({"success": false, "errors": {"target_value": [)" +
+                                          json_text(message) + "]}}"))
         << target;
   }
 }
@@ -574,15 +560,15 @@ TEST(AnnouncementsCreate, PushDataAndAttachmentMetadataAreObjects) {
              std::string(R"({"title":"O","type":"info","status":"draft","push_data":)") + bad +
                  R"(,"attachment_metadata":)" + bad + "}");
     ASSERT_EQ(r.status, 422) << bad << ": " << r.body;
-    EXPECT_TRUE(same_json(r["errors"], R"({
+    EXPECT_TRUE(json_eq(r["errors"], R"({
         "push_data": ["The push_data field must be an object."],
         "attachment_metadata": ["The attachment_metadata field must be an object."]})"));
   }
   HttpResponse r = post(t, kBase, R"({"title":"O","type":"info","status":"draft",
       "push_data":{"deep":{"x":[1,{"y":null}]}},"attachment_metadata":{}})");
   ASSERT_EQ(r.status, 201) << r.body;
-  EXPECT_TRUE(same_json(json_get(r["data"], "push_data"), R"({"deep":{"x":[1,{"y":null}]}})"));
-  EXPECT_TRUE(same_json(json_get(r["data"], "attachment_metadata"), "{}"));
+  EXPECT_TRUE(json_eq(json_get(r["data"], "push_data"), R"({"deep":{"x":[1,{"y":null}]}})"));
+  EXPECT_TRUE(json_eq(json_get(r["data"], "attachment_metadata"), "{}"));
 }
 
 // 1e400 parses as infinity, which would be stored as null, and -1e-999 as
@@ -596,7 +582,7 @@ TEST(AnnouncementsCreate, NumbersBeyondADoubleInPushDataOrAttachmentMetadataAre4
   HttpResponse r = post(t, kBase, R"({"title":"N","type":"info","status":"draft",
       "push_data":{"k":1e400},"attachment_metadata":{"a":[{"b":-1e-999}]}})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r["errors"], expected)) << r.body;
+  EXPECT_TRUE(json_eq(r["errors"], expected)) << r.body;
   EXPECT_EQ(sql(count), (std::vector<std::string>{"0"}));
 
   HttpResponse created = post(t, kBase, R"({"title":"N","type":"info","status":"draft",
@@ -605,8 +591,8 @@ TEST(AnnouncementsCreate, NumbersBeyondADoubleInPushDataOrAttachmentMetadataAre4
   int64_t id = json_get_int(created["data"], "id").value_or(-1);
   r = post(t, path_of(id), R"({"push_data":{"k":2e308},"attachment_metadata":{"a":1E309}})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r["errors"], expected)) << r.body;
-  EXPECT_TRUE(same_json(get(t, path_of(id))["data"], json_dump(created["data"])));
+  EXPECT_TRUE(json_eq(r["errors"], expected)) << r.body;
+  EXPECT_TRUE(json_eq(get(t, path_of(id))["data"], json_dump(created["data"])));
 }
 
 TEST(AnnouncementsCreate, PushStatusIsPendingOnlyWhenPushIsEnabled) {
@@ -650,19 +636,19 @@ TEST(AnnouncementsAccess, TokenTenantHeaderAndMembershipAreChecked) {
     SCOPED_TRACE(method + " " + path);
     HttpResponse r = http(method, path, {.tenant = t.header, .body = kMinimal});
     EXPECT_EQ(r.status, 401) << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"Unauthenticated"})"));
+    EXPECT_TRUE(json_eq(r.json.get(), R"({"error":"Unauthenticated"})"));
     EXPECT_EQ(r.headers["www-authenticate"], "Bearer");
 
     r = http(method, path, {.token = t.token, .body = kMinimal});
     EXPECT_EQ(r.status, 400) << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"The X-Tenant-ID header is required"})"));
+    EXPECT_TRUE(json_eq(r.json.get(), R"({"error":"The X-Tenant-ID header is required"})"));
 
     r = http(method, path, {.token = t.token, .tenant = "abc", .body = kMinimal});
     EXPECT_EQ(r.status, 400) << r.body;
 
     r = http(method, path, {.token = outsider.token, .tenant = t.header, .body = kMinimal});
     EXPECT_EQ(r.status, 403) << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"You are not a member of this tenant"})"));
+    EXPECT_TRUE(json_eq(r.json.get(), R"({"error":"You are not a member of this tenant"})"));
   }
   // Nothing changed through the refused calls.
   HttpResponse read = get(t, path_of(id));
@@ -677,14 +663,14 @@ TEST(AnnouncementsAccess, AnyMemberMayCreateAndBodyMustBeAJsonObject) {
       http("POST", kBase, {.token = member.token, .tenant = t.header, .body = kMinimal});
   ASSERT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(json_get_int(r["data"], "created_by"), member.id);
-  EXPECT_TRUE(same_json(json_get(r["data"], "creator"), R"({"id":)" + to_string(member.id) +
-                                                            R"(,"name":"Test User","email":)" +
-                                                            json_text(member.email) + "}"));
+  EXPECT_TRUE(json_eq(json_get(r["data"], "creator"), R"({"id":)" + to_string(member.id) +
+                                                          R"(,"name":"Test User","email":)" +
+                                                          json_text(member.email) + "}"));
 
   for (const char* bad : {"[1]", "not json", "\"x\""}) {
     r = post(t, kBase, bad);
     EXPECT_EQ(r.status, 400) << bad << ": " << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), R"({"error":"Request body must be a JSON object"})"));
+    EXPECT_TRUE(json_eq(r.json.get(), R"({"error":"Request body must be a JSON object"})"));
   }
 }
 
@@ -720,7 +706,7 @@ TEST(AnnouncementsList, PaginatesNewestFirstWithoutThePushDetails) {
   EXPECT_EQ(keys_of(r.json.get()), sorted({"success", "data"}));
   EXPECT_TRUE(cJSON_IsTrue(r["success"]));
   Json meta = without(r["data"], {"data"});
-  EXPECT_TRUE(same_json(meta.get(), R"({"current_page":1,"last_page":1,"per_page":20,"total":3})"));
+  EXPECT_TRUE(json_eq(meta.get(), R"({"current_page":1,"last_page":1,"per_page":20,"total":3})"));
   const cJSON* list = json_get(r["data"], "data");
   ASSERT_EQ(cJSON_GetArraySize(list), 3);
   for (int i = 0; i < 3; ++i) {
@@ -732,20 +718,20 @@ TEST(AnnouncementsList, PaginatesNewestFirstWithoutThePushDetails) {
   HttpResponse full = get(t, path_of(ids[2]));
   Json trimmed = without(full["data"], {"push_title", "push_body", "push_data", "target_type",
                                         "target_value", "push_error", "attachment_metadata"});
-  EXPECT_TRUE(same_json(cJSON_GetArrayItem(list, 0), json_dump(trimmed.get())));
+  EXPECT_TRUE(json_eq(cJSON_GetArrayItem(list, 0), json_dump(trimmed.get())));
 
   r = get(t, kBase + "?page=2&per_page=2");
   ASSERT_EQ(r.status, 200) << r.body;
   meta = without(r["data"], {"data"});
-  EXPECT_TRUE(same_json(meta.get(), R"({"current_page":2,"last_page":2,"per_page":2,"total":3})"));
+  EXPECT_TRUE(json_eq(meta.get(), R"({"current_page":2,"last_page":2,"per_page":2,"total":3})"));
   list = json_get(r["data"], "data");
   ASSERT_EQ(cJSON_GetArraySize(list), 1);
   EXPECT_EQ(json_get_int(cJSON_GetArrayItem(list, 0), "id"), ids[0]);
 
   r = get(t, kBase + "?page=9");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_TRUE(same_json(r["data"],
-                        R"({"data":[],"current_page":9,"last_page":1,"per_page":20,"total":3})"));
+  EXPECT_TRUE(
+      json_eq(r["data"], R"({"data":[],"current_page":9,"last_page":1,"per_page":20,"total":3})"));
 
   // Announcements clamp at 50, not 100 (docs/decisions/0020-announcement-size-bounds.md).
   r = get(t, kBase + "?per_page=500");
@@ -754,7 +740,7 @@ TEST(AnnouncementsList, PaginatesNewestFirstWithoutThePushDetails) {
 
   r = get(t, kBase + "?page=0&per_page=x");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success":false,"errors":{
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success":false,"errors":{
       "page":["The page field must be an integer of at least 1."],
       "per_page":["The per_page field must be an integer of at least 1."]}})"));
 }
@@ -763,7 +749,7 @@ TEST(AnnouncementsList, EmptyTenantHasAnEmptyFirstPage) {
   Tenant t = new_tenant();
   HttpResponse r = get(t, kBase);
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success":true,"data":{"data":[],"current_page":1,
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success":true,"data":{"data":[],"current_page":1,
       "last_page":1,"per_page":20,"total":0}})"));
 }
 
@@ -834,7 +820,7 @@ TEST(AnnouncementsActive, OnlyActiveOnesOrderedByPriorityThenNewest) {
   EXPECT_EQ(keys_of(r.json.get()), sorted({"success", "data"}));
   const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
   EXPECT_EQ(keys_of(first), kActiveKeys);
-  EXPECT_TRUE(same_json(first, expected_active(t, high_new, false, false)));
+  EXPECT_TRUE(json_eq(first, expected_active(t, high_new, false, false)));
 }
 
 // Each active item is rendered by PostgreSQL when the row is written
@@ -850,7 +836,7 @@ TEST(AnnouncementsActive, EachItemIsTheRecordAsItIsNowAfterEveryKindOfWrite) {
       "attachment_type":"link","attachment_url":"https://example.com/a?b=1&c=\"2\"",
       "attachment_metadata":{"label":"Shop \"now\"","n":[1,2.5,{"x":null}],"ok":true}})");
   const std::string& token = t.token;
-  EXPECT_TRUE(same_json(active_item(t, token, id).get(), expected_active(t, id, false, false)));
+  EXPECT_TRUE(json_eq(active_item(t, token, id).get(), expected_active(t, id, false, false)));
   EXPECT_EQ(data_str(get(t, path_of(id)), "title"), text);
   // The metadata is printed as stored (jsonb's text), by both.
   const std::string stored =
@@ -866,11 +852,11 @@ TEST(AnnouncementsActive, EachItemIsTheRecordAsItIsNowAfterEveryKindOfWrite) {
   ASSERT_EQ(r.status, 200) << r.body;
   Json item = active_item(t, token, id);
   EXPECT_EQ(json_get_str(item.get(), "title").value_or(""), "Renamed");
-  EXPECT_TRUE(same_json(item.get(), expected_active(t, id, false, false)));
+  EXPECT_TRUE(json_eq(item.get(), expected_active(t, id, false, false)));
 
   // The caller's own read state goes with it.
   ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
-  EXPECT_TRUE(same_json(active_item(t, token, id).get(), expected_active(t, id, true, false)));
+  EXPECT_TRUE(json_eq(active_item(t, token, id).get(), expected_active(t, id, true, false)));
 
   // By anyone else writing the row, here with SQL.
   sql("UPDATE announcements SET summary = 'From SQL', attachment_metadata = NULL, "
@@ -879,7 +865,7 @@ TEST(AnnouncementsActive, EachItemIsTheRecordAsItIsNowAfterEveryKindOfWrite) {
   sql("SELECT ca_recount(" + t.header + ")");  // written by hand (sql/032)
   item = active_item(t, token, id);
   EXPECT_EQ(json_get_str(item.get(), "created_at").value_or(""), "2001-02-03T04:05:06.000000Z");
-  EXPECT_TRUE(same_json(item.get(), expected_active(t, id, true, false)));
+  EXPECT_TRUE(json_eq(item.get(), expected_active(t, id, true, false)));
 }
 
 TEST(AnnouncementsActive, ReadAndDismissAreEachCallersOwn) {
@@ -890,11 +876,10 @@ TEST(AnnouncementsActive, ReadAndDismissAreEachCallersOwn) {
 
   HttpResponse r = post(t, path_of(a, "/read"), "");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_TRUE(
-      same_json(r.json.get(), R"({"success":true,"message":"Announcement marked as read"})"));
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success":true,"message":"Announcement marked as read"})"));
   r = post(t, path_of(b, "/dismiss"), "");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success":true,"message":"Announcement dismissed"})"));
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success":true,"message":"Announcement dismissed"})"));
 
   auto flags = [&](const std::string& token) {
     HttpResponse list = http("GET", kBase + "/active", {.token = token, .tenant = t.header});
@@ -1140,11 +1125,10 @@ TEST(AnnouncementsReadState, ReadIsIdempotentAndDismissAlsoMarksRead) {
   std::string key = "tenant_id = " + t.header + " AND announcement_id = " + to_string(id) +
                     " AND user_id = " + to_string(me.id);
   auto state = [&] {
-    auto rows =
-        sql("SELECT ca_ts(read_at) || '|' || dismissed || '|' || "
-            "coalesce(ca_ts(dismissed_at), '-') FROM announcement_reads WHERE " +
-            key);
-    return rows.size() == 1 ? rows[0] : "<" + std::to_string(rows.size()) + " rows>";
+    return sql_one(
+        "SELECT ca_ts(read_at) || '|' || dismissed || '|' || "
+        "coalesce(ca_ts(dismissed_at), '-') FROM announcement_reads WHERE " +
+        key);
   };
 
   ASSERT_EQ(post(t, path_of(id, "/read"), "").status, 200);
@@ -1185,17 +1169,17 @@ TEST(AnnouncementsReadState, MissingOrOtherTenantsAnnouncementIs404) {
     for (const char* action : {"/read", "/dismiss"}) {
       HttpResponse r = post(t, path_of(id, action), "");
       EXPECT_EQ(r.status, 404) << r.body;
-      EXPECT_TRUE(same_json(r.json.get(), not_found));
+      EXPECT_TRUE(json_eq(r.json.get(), not_found));
     }
     HttpResponse r = get(t, path_of(id));
     EXPECT_EQ(r.status, 404) << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), not_found));
+    EXPECT_TRUE(json_eq(r.json.get(), not_found));
     r = post(t, path_of(id), R"({"title":"Hijack"})");
     EXPECT_EQ(r.status, 404) << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), not_found));
+    EXPECT_TRUE(json_eq(r.json.get(), not_found));
     r = http("DELETE", path_of(id), {.token = t.token, .tenant = t.header});
     EXPECT_EQ(r.status, 404) << r.body;
-    EXPECT_TRUE(same_json(r.json.get(), not_found));
+    EXPECT_TRUE(json_eq(r.json.get(), not_found));
   }
   // The other tenant's announcement is untouched.
   HttpResponse r = get(other, path_of(foreign));
@@ -1243,18 +1227,18 @@ TEST(AnnouncementsUpdate, ChangesOnlyTheFieldsSent) {
   // Everything else is as it was.
   Json before = without(created["data"], {"title", "topic", "push_data", "updated_at"});
   Json after = without(r["data"], {"title", "topic", "push_data", "updated_at"});
-  EXPECT_TRUE(same_json(after.get(), json_dump(before.get())));
+  EXPECT_TRUE(json_eq(after.get(), json_dump(before.get())));
   EXPECT_EQ(data_str(r, "title"), "After");
   EXPECT_TRUE(cJSON_IsNull(json_get(r["data"], "topic")));
-  EXPECT_TRUE(same_json(json_get(r["data"], "push_data"), R"({"b":2})"));
+  EXPECT_TRUE(json_eq(json_get(r["data"], "push_data"), R"({"b":2})"));
   EXPECT_GT(data_str(r, "updated_at"), data_str(created, "updated_at"));
-  EXPECT_TRUE(same_json(get(t, path_of(id))["data"], json_dump(r["data"])));
+  EXPECT_TRUE(json_eq(get(t, path_of(id))["data"], json_dump(r["data"])));
 
   // Field rules are the create rules; every failing field at once.
   r = post(t, path_of(id), R"({"title":"","type":"news","priority":5,"status":null,
       "expires_at":"2026-02-30"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success":false,"errors":{
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success":false,"errors":{
       "title":["The title field must not be empty."],
       "type":["The selected type is invalid."],
       "priority":["The priority field must not be greater than 1."],
@@ -1272,12 +1256,12 @@ TEST(AnnouncementsUpdate, ValidatesTheMergedRecord) {
   // expires_at must follow the stored scheduled_at.
   HttpResponse r = post(t, path_of(id), R"({"expires_at":"2030-01-01T00:00:00Z"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r["errors"], R"({"expires_at":[
+  EXPECT_TRUE(json_eq(r["errors"], R"({"expires_at":[
       "The expires_at field must be a date-time after scheduled_at."]})"));
   // Clearing scheduled_at while moving to scheduled.
   r = post(t, path_of(id), R"({"status":"scheduled","scheduled_at":null})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r["errors"], R"({"scheduled_at":[
+  EXPECT_TRUE(json_eq(r["errors"], R"({"scheduled_at":[
       "The scheduled_at field is required when status is scheduled."]})"));
   // The stored scheduled_at satisfies the rule.
   r = post(t, path_of(id), R"({"status":"scheduled"})");
@@ -1286,7 +1270,7 @@ TEST(AnnouncementsUpdate, ValidatesTheMergedRecord) {
   // An attachment type needs a URL, stored or sent.
   r = post(t, path_of(id), R"({"attachment_type":"image"})");
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_TRUE(same_json(r["errors"], R"({"attachment_url":[
+  EXPECT_TRUE(json_eq(r["errors"], R"({"attachment_url":[
       "The attachment_url field is required when attachment_type is set."]})"));
   r = post(t, path_of(id), R"({"attachment_type":"image","attachment_url":"https://e.com/i.png"})");
   ASSERT_EQ(r.status, 200) << r.body;
@@ -1333,7 +1317,7 @@ TEST(AnnouncementsUpdate, StatusMovesFollowTheLifecycle) {
         EXPECT_EQ(r.status, 422) << r.body;
         std::string message = "The status cannot change from " + from + " to " + to +
                               (from == "archived" ? "; archived is final." : ".");
-        EXPECT_TRUE(same_json(
+        EXPECT_TRUE(json_eq(
             r.json.get(), R"({"success":false,"errors":{"status":[)" + json_text(message) + "]}}"));
         EXPECT_EQ(data_str(get(t, path_of(id)), "status"), from);
       }
@@ -1363,7 +1347,7 @@ TEST(AnnouncementsDelete, ArchivesAndIsIdempotent) {
   ASSERT_EQ(active_ids(t, t.token), std::vector<int64_t>{});  // not yet active
   HttpResponse r = http("DELETE", path_of(id), {.token = t.token, .tenant = t.header});
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_TRUE(same_json(r.json.get(), R"({"success":true,"message":"Announcement archived"})"));
+  EXPECT_TRUE(json_eq(r.json.get(), R"({"success":true,"message":"Announcement archived"})"));
   HttpResponse read = get(t, path_of(id));
   EXPECT_EQ(data_str(read, "status"), "archived");
   EXPECT_EQ(data_str(read, "push_status"), "skipped");
@@ -1403,7 +1387,7 @@ TEST(AnnouncementsEvents, BecomingPublishedWritesOneOutboxEventWithTheRecord) {
                      to_string(published) + "'");
   ASSERT_EQ(payload.size(), 1u);
   Json event = json_parse(payload[0]);
-  EXPECT_TRUE(same_json(event.get(), json_dump(r["data"])));
+  EXPECT_TRUE(json_eq(event.get(), json_dump(r["data"])));
 
   int64_t draft = create(t, R"({"title":"E2","type":"info","status":"draft"})");
   EXPECT_EQ(published_events(t, draft), "0");
@@ -1454,18 +1438,18 @@ TEST(AnnouncementsWorker, PublishesADueScheduledAnnouncementAndPushesIt) {
   EXPECT_EQ(published_at, std::vector<std::string>{"t"});
   EXPECT_EQ(active_ids(t, t.token), std::vector<int64_t>{id});
   // The worker's UPDATE rendered the stored item again (sql/016).
-  EXPECT_TRUE(same_json(active_item(t, t.token, id).get(), expected_active(t, id, false, false)));
+  EXPECT_TRUE(json_eq(active_item(t, t.token, id).get(), expected_active(t, id, false, false)));
 
   rec = poll(t, id, [](const cJSON* a) { return field(a, "push_status") == "success"; });
   EXPECT_EQ(field(rec.get(), "push_status"), "success");
   std::vector<ReceivedRequest> got = pushes_for(gateway, id);
   ASSERT_EQ(got.size(), 1u);
   // No push_title / push_body: the title and the summary stand in.
-  EXPECT_TRUE(same_json(json_parse(got[0].body).get(),
-                        R"({"title":"Soon","body":"Sum","data":{},"topic":null,
+  EXPECT_TRUE(json_eq(json_parse(got[0].body).get(),
+                      R"({"title":"Soon","body":"Sum","data":{},"topic":null,
       "target_type":"all","target_value":"tenant_)" +
-                            t.header + R"(","announcement_id":)" + to_string(id) +
-                            R"(,"tenant_id":)" + t.header + "}"));
+                          t.header + R"(","announcement_id":)" + to_string(id) +
+                          R"(,"tenant_id":)" + t.header + "}"));
 }
 
 // No worker ran between scheduled_at and expires_at: the announcement is
@@ -1516,12 +1500,12 @@ TEST(AnnouncementsPush, SendsToTheGatewayOnceAndRecordsSuccess) {
   EXPECT_EQ(got[0].path, "/push");
   EXPECT_EQ(got[0].headers["content-type"], "application/json");
   EXPECT_EQ(got[0].headers["authorization"], "Bearer " + gateway_token());
-  EXPECT_TRUE(same_json(json_parse(got[0].body).get(),
-                        R"({"title":"Sale!","body":"Half price today","data":{"screen":"sale"},
+  EXPECT_TRUE(json_eq(json_parse(got[0].body).get(),
+                      R"({"title":"Sale!","body":"Half price today","data":{"screen":"sale"},
       "topic":"tenant_)" + t.header +
-                            R"(.deals","target_type":"users","target_value":")" + targets +
-                            R"(","announcement_id":)" + to_string(id) + R"(,"tenant_id":)" +
-                            t.header + "}"));
+                          R"(.deals","target_type":"users","target_value":")" + targets +
+                          R"(","announcement_id":)" + to_string(id) + R"(,"tenant_id":)" +
+                          t.header + "}"));
 
   // A later, published one is sent too; the first is not sent again.
   int64_t second = create(t, R"({"title":"Next","type":"info","status":"published",

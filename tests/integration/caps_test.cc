@@ -644,16 +644,8 @@ TEST(Caps, ConcurrentNewKeysTakeTheLastSlotOnce) {
 TEST(CapsConfig, ACapOutOfRangeStopsTheHandlerWithOneLine) {
   const std::string handler = "commerce-admin-tenants";
   auto start = [&](const std::string& setting, const std::string& value) {
-    std::string script = stack_shell_prelude({{setting, value}}) + "exec timeout -s KILL 10 " +
-                         handler + " </dev/null 2>&1 >/dev/null";
-    FILE* p = popen(("/bin/bash -c " + shell_quote(script)).c_str(), "r");
-    if (p == nullptr) return std::pair<int, std::string>{-1, ""};
-    std::string out;
-    char buf[512];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    int raw = pclose(p);
-    return std::pair<int, std::string>{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+    Outcome r = run_with_stack_env(handler, {{setting, value}});
+    return std::pair<int, std::string>{r.status, r.err};
   };
   const std::vector<std::pair<std::string, std::string>> settings = {
       {"TENANTS_MAX_PER_USER", "1 to 100000"},

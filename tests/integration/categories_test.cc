@@ -51,23 +51,6 @@ int64_t create_category(const Scope& s, const std::string& name,
   return int_of(r["data"], "id");
 }
 
-std::string one(const std::string& query) {
-  std::vector<std::string> rows = sql(query);
-  return rows.size() == 1 ? rows[0] : "<" + std::to_string(rows.size()) + " rows>";
-}
-
-// Everything stored for a tenant's catalog and events, to prove a request changed nothing.
-std::string tenant_snapshot(int64_t tenant) {
-  std::string t = to_string(tenant);
-  return one("SELECT coalesce(json_agg(c ORDER BY c.id)::text, '[]') FROM categories c "
-             "WHERE tenant_id = " +
-             t) +
-         one("SELECT coalesce(json_agg(p ORDER BY p.id)::text, '[]') FROM products p "
-             "WHERE tenant_id = " +
-             t) +
-         one("SELECT count(*) FROM events WHERE tenant_id = " + t);
-}
-
 TEST(Categories, CreateReturns201WithTheTrimmedCategoryAndWritesCategoryCreatedEvent) {
   Scope s = fresh_scope(admin_token());
   HttpResponse r = http("POST", std::string(kBase) + "/create",
@@ -77,17 +60,17 @@ TEST(Categories, CreateReturns201WithTheTrimmedCategoryAndWritesCategoryCreatedE
   EXPECT_EQ(json_dump(json_get(data, "created_at")), json_dump(json_get(data, "updated_at")));
   std::string id = to_string(int_of(data, "id"));
 
-  EXPECT_EQ(one("SELECT name || '|' || description || '|' || is_published FROM categories "
-                "WHERE tenant_id = " +
-                s.tid() + " AND id = " + id),
+  EXPECT_EQ(sql_one("SELECT name || '|' || description || '|' || is_published FROM categories "
+                    "WHERE tenant_id = " +
+                    s.tid() + " AND id = " + id),
             "Shoes|All kinds of shoes|true");
   // The outbox row carries the category as returned.
-  EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid() +
-                " AND type = 'category.created'"),
+  EXPECT_EQ(sql_one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid() +
+                    " AND type = 'category.created'"),
             "1");
-  EXPECT_EQ(one("SELECT payload->>'id' || '|' || (payload->>'tenant_id') || '|' || "
-                "(payload->>'name') FROM events WHERE tenant_id = " +
-                s.tid() + " AND type = 'category.created'"),
+  EXPECT_EQ(sql_one("SELECT payload->>'id' || '|' || (payload->>'tenant_id') || '|' || "
+                    "(payload->>'name') FROM events WHERE tenant_id = " +
+                    s.tid() + " AND type = 'category.created'"),
             id + "|" + s.tid() + "|Shoes");
 }
 
@@ -103,8 +86,8 @@ TEST(Categories, CreateWithoutOrWithNullDescriptionStoresNull) {
   HttpResponse empty =
       http("POST", std::string(kBase) + "/create", s.call(R"({"name":"Belts","description":""})"));
   expect_category(expect_success(empty, 201, "Category created"), s.tenant, "Belts", "", true);
-  EXPECT_EQ(one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid() +
-                " AND description IS NULL"),
+  EXPECT_EQ(sql_one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid() +
+                    " AND description IS NULL"),
             "2");
 }
 
@@ -136,8 +119,8 @@ TEST(Categories, CreateValidationErrorsAreAllReportedAndNothingIsStored) {
               R"({"error":"Request body must be a JSON object"})");
   expect_body(http("POST", path, s.call("{\"name\":")), 400,
               R"({"error":"Request body must be a JSON object"})");
-  EXPECT_EQ(one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid()), "0");
-  EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid()), "0");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid()), "0");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid()), "0");
 
   // The limits themselves are accepted: 255 multi-byte characters, 10000 of description.
   std::string name = repeat("é", 255);
@@ -157,8 +140,8 @@ TEST(Categories, DuplicateNameIsCaseInsensitivePerTenant) {
     expect_body(http("POST", std::string(kBase) + "/create", s.call(dup)), 422,
                 R"({"success":false,"errors":{"name":["The name has already been taken."]}})");
   }
-  EXPECT_EQ(one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid()), "1");
-  EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid()), "1");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid()), "1");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid()), "1");
   // The same name in another tenant is a different category.
   HttpResponse r = http("POST", std::string(kBase) + "/create", other.call(R"({"name":"SHOES"})"));
   expect_category(expect_success(r, 201, "Category created"), other.tenant, "SHOES", std::nullopt,
@@ -245,18 +228,18 @@ TEST(Categories, ToggleFlipsThePublishStatusAndSaysWhichWay) {
   const cJSON* hidden = expect_success(hide, 200, "Category hidden");
   expect_category(hidden, s.tenant, "Toggled", "kept", false);
   EXPECT_EQ(int_of(hidden, "id"), id);
-  EXPECT_EQ(one("SELECT is_published FROM categories WHERE tenant_id = " + s.tid() +
-                " AND id = " + to_string(id)),
+  EXPECT_EQ(sql_one("SELECT is_published FROM categories WHERE tenant_id = " + s.tid() +
+                    " AND id = " + to_string(id)),
             "f");
-  EXPECT_EQ(one("SELECT updated_at > created_at FROM categories WHERE tenant_id = " + s.tid() +
-                " AND id = " + to_string(id)),
+  EXPECT_EQ(sql_one("SELECT updated_at > created_at FROM categories WHERE tenant_id = " + s.tid() +
+                    " AND id = " + to_string(id)),
             "t");
 
   HttpResponse show = http("PATCH", path, s.call());
   expect_category(expect_success(show, 200, "Category published"), s.tenant, "Toggled", "kept",
                   true);
-  EXPECT_EQ(one("SELECT is_published FROM categories WHERE tenant_id = " + s.tid() +
-                " AND id = " + to_string(id)),
+  EXPECT_EQ(sql_one("SELECT is_published FROM categories WHERE tenant_id = " + s.tid() +
+                    " AND id = " + to_string(id)),
             "t");
 
   // A body is ignored: the toggle takes none.
@@ -289,8 +272,8 @@ void concurrent_toggles(int n) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(ok.load(), n);
   bool expected = n % 2 == 0;  // created published; an odd number of toggles hides it
-  EXPECT_EQ(one("SELECT is_published FROM categories WHERE tenant_id = " + s.tid() +
-                " AND id = " + to_string(id)),
+  EXPECT_EQ(sql_one("SELECT is_published FROM categories WHERE tenant_id = " + s.tid() +
+                    " AND id = " + to_string(id)),
             expected ? "t" : "f");
   HttpResponse list = http("GET", kBase, s.call());
   expect_category(cJSON_GetArrayItem(json_get(list["data"], "data"), 0), s.tenant, "Contended",
@@ -308,7 +291,7 @@ TEST(Categories, UpdateChangesOnlyTheSentFields) {
   std::string where =
       " FROM categories WHERE tenant_id = " + s.tid() + " AND id = " + to_string(id);
   http("PATCH", path, s.call());  // hidden: the update must keep that too
-  std::string created = one("SELECT ca_ts(created_at)" + where);
+  std::string created = sql_one("SELECT ca_ts(created_at)" + where);
 
   HttpResponse renamed = http("POST", path, s.call(R"({"name":"  Renamed  "})"));
   const cJSON* data = expect_success(renamed, 200, "Category updated");
@@ -323,7 +306,7 @@ TEST(Categories, UpdateChangesOnlyTheSentFields) {
   HttpResponse cleared = http("POST", path, s.call(R"({"description":null})"));
   expect_category(expect_success(cleared, 200, "Category updated"), s.tenant, "Renamed",
                   std::nullopt, false);
-  EXPECT_EQ(one("SELECT description IS NULL" + where), "t");
+  EXPECT_EQ(sql_one("SELECT description IS NULL" + where), "t");
 
   HttpResponse both = http("POST", path, s.call(R"({"name":"Both","description":"third"})"));
   expect_category(expect_success(both, 200, "Category updated"), s.tenant, "Both", "third", false);
@@ -332,12 +315,12 @@ TEST(Categories, UpdateChangesOnlyTheSentFields) {
   HttpResponse recased = http("POST", path, s.call(R"({"name":"BOTH"})"));
   expect_category(expect_success(recased, 200, "Category updated"), s.tenant, "BOTH", "third",
                   false);
-  EXPECT_EQ(one("SELECT name || '|' || description || '|' || is_published || '|' || "
-                "(updated_at > created_at)" +
-                where),
+  EXPECT_EQ(sql_one("SELECT name || '|' || description || '|' || is_published || '|' || "
+                    "(updated_at > created_at)" +
+                    where),
             "BOTH|third|false|true");
   // Updates emit no category.created.
-  EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid()), "1");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM events WHERE tenant_id = " + s.tid()), "1");
 }
 
 TEST(Categories, UpdateValidationErrorsChangeNothing) {
@@ -345,7 +328,7 @@ TEST(Categories, UpdateValidationErrorsChangeNothing) {
   create_category(s, "Taken");
   int64_t id = create_category(s, "Mine", R"(,"description":"as is")");
   std::string path = std::string(kBase) + "/" + to_string(id);
-  std::string before = tenant_snapshot(s.tenant);
+  std::string before = catalog_snapshot(s.tenant);
 
   expect_body(http("POST", path, s.call("{}")), 422,
               R"({"success":false,"errors":{)"
@@ -371,7 +354,7 @@ TEST(Categories, UpdateValidationErrorsChangeNothing) {
   expect_body(http("POST", std::string(kBase) + "/999999999", s.call("{}")), 422,
               R"({"success":false,"errors":{)"
               R"("name":["The name field is required when description is not present."]}})");
-  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+  EXPECT_EQ(catalog_snapshot(s.tenant), before);
 }
 
 TEST(Categories, DeleteRemovesTheCategoryAndDetachesItsProducts) {
@@ -391,8 +374,8 @@ TEST(Categories, DeleteRemovesTheCategoryAndDetachesItsProducts) {
 
   expect_body(http("DELETE", path, s.call()), 200,
               R"({"success":true,"message":"Category deleted"})");
-  EXPECT_EQ(one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid() +
-                " AND id = " + to_string(id)),
+  EXPECT_EQ(sql_one("SELECT count(*) FROM categories WHERE tenant_id = " + s.tid() +
+                    " AND id = " + to_string(id)),
             "0");
   // The products stay, without a category; the other category's product is untouched.
   for (size_t i = 0; i < 2; ++i) {
@@ -400,9 +383,9 @@ TEST(Categories, DeleteRemovesTheCategoryAndDetachesItsProducts) {
     EXPECT_EQ(p.status, 200) << p.body;
     EXPECT_TRUE(cJSON_IsNull(p["category_id"])) << p.body;
   }
-  EXPECT_EQ(one("SELECT string_agg(coalesce(category_id::text, 'null'), ',' ORDER BY id) "
-                "FROM products WHERE tenant_id = " +
-                s.tid()),
+  EXPECT_EQ(sql_one("SELECT string_agg(coalesce(category_id::text, 'null'), ',' ORDER BY id) "
+                    "FROM products WHERE tenant_id = " +
+                    s.tid()),
             "null,null," + to_string(kept));
 
   HttpResponse list = http("GET", kBase, s.call());
@@ -441,7 +424,7 @@ TEST(Categories, DeleteWritesProductUpdatedForEachDetachedProduct) {
   product("C", kept);
   int64_t gone = product("Gone", id);
   ASSERT_EQ(http("DELETE", "/api/v2/admin/products/" + to_string(gone), s.call()).status, 200);
-  std::string before = one("SELECT max(id) FROM events");
+  std::string before = sql_one("SELECT max(id) FROM events");
   // Written in the past, so that a moved updated_at shows at any clock
   // resolution. A constant: Citus refuses updated_at - interval (a STABLE
   // operator on a column) in an UPDATE.
@@ -472,13 +455,13 @@ TEST(Categories, DeleteWritesProductUpdatedForEachDetachedProduct) {
             (std::vector<std::string>{"product.updated|" + to_string(a) + "|null",
                                       "product.updated|" + to_string(b) + "|null"}));
   for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(one("SELECT payload = '" + bodies[i] + "'::jsonb" + mine + " AND payload->>'id' = '" +
-                  to_string(i == 0 ? a : b) + "'"),
+    EXPECT_EQ(sql_one("SELECT payload = '" + bodies[i] + "'::jsonb" + mine +
+                      " AND payload->>'id' = '" + to_string(i == 0 ? a : b) + "'"),
               "t");
   }
-  EXPECT_EQ(one("SELECT count(*) FROM webhook_deliveries WHERE tenant_id = " + s.tid() +
-                " AND webhook_id = " + to_string(hook.integer("id")) +
-                " AND event = 'product.updated' AND event_id > " + before),
+  EXPECT_EQ(sql_one("SELECT count(*) FROM webhook_deliveries WHERE tenant_id = " + s.tid() +
+                    " AND webhook_id = " + to_string(hook.integer("id")) +
+                    " AND event = 'product.updated' AND event_id > " + before),
             "2");
   // updated_at moved for the two detached products only; the deleted one lost
   // its category too (the foreign key), without an event.
@@ -510,7 +493,7 @@ TEST(Categories, AnotherTenantsCategoryIs404OnEveryVerbAndStaysUnchanged) {
       http("POST", "/api/v2/admin/products",
            theirs.call("{\"name\":\"P\",\"price\":1,\"category_id\":" + to_string(foreign) + "}"));
   ASSERT_EQ(p.status, 201) << p.body;
-  std::string before = tenant_snapshot(theirs.tenant);
+  std::string before = catalog_snapshot(theirs.tenant);
   std::string path = std::string(kBase) + "/" + to_string(foreign);
   const char* not_found = R"({"success":false,"message":"Category not found"})";
 
@@ -529,8 +512,8 @@ TEST(Categories, AnotherTenantsCategoryIs404OnEveryVerbAndStaysUnchanged) {
       http("POST", std::string(kBase) + "/9223372036854775807", mine.call(R"({"name":"x"})")), 404,
       not_found);
 
-  EXPECT_EQ(tenant_snapshot(theirs.tenant), before);
-  EXPECT_EQ(one("SELECT count(*) FROM categories WHERE tenant_id = " + mine.tid()), "0");
+  EXPECT_EQ(catalog_snapshot(theirs.tenant), before);
+  EXPECT_EQ(sql_one("SELECT count(*) FROM categories WHERE tenant_id = " + mine.tid()), "0");
 }
 
 TEST(Categories, AMemberCanUseEveryCategoryEndpoint) {
@@ -563,7 +546,7 @@ TEST(Categories, EveryEndpointChecksTokenThenTenantHeader) {
   Scope stranger_tenant = fresh_scope(admin);
   TestUser outsider = add_user(admin, stranger_tenant.tenant, "ADMIN");
   int64_t id = create_category(s, "Guarded");
-  std::string before = tenant_snapshot(s.tenant);
+  std::string before = catalog_snapshot(s.tenant);
   std::string item = std::string(kBase) + "/" + to_string(id);
   std::vector<GuardedCall> endpoints = {
       {"GET", kBase, std::nullopt},
@@ -582,7 +565,7 @@ TEST(Categories, EveryEndpointChecksTokenThenTenantHeader) {
   expect_body(http("POST", std::string(kBase) + "/create",
                    {.token = outsider.token, .tenant = s.tid(), .body = "{}"}),
               403, R"({"error":"You are not a member of this tenant"})");
-  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+  EXPECT_EQ(catalog_snapshot(s.tenant), before);
 }
 
 TEST(Categories, UnknownMethodsAndNonIntegerIdsAreRoutedAway) {

@@ -1,9 +1,5 @@
 #include "chromium.h"
 
-#include <sys/wait.h>
-
-#include <cstdlib>
-
 #include "stack.h"
 
 namespace ca::test {
@@ -21,9 +17,8 @@ PageLoad load_in_chromium(const std::string& url, const std::string& dir,
       " --enable-logging=stderr --v=0 " +
       extra_flags + " --virtual-time-budget=10000 --dump-dom " + shell_quote(url) + " >" +
       shell_quote(dir + "/dom.html") + " 2>" + shell_quote(dir + "/chromium.log");
-  int raw = std::system(("/bin/bash -c " + shell_quote(command)).c_str());
   PageLoad load;
-  load.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  load.status = shell_status(command);
   load.dom = file_text(dir + "/dom.html");
   load.log = file_text(dir + "/chromium.log");
   return load;

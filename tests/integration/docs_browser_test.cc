@@ -52,15 +52,6 @@ std::vector<std::string> page_requests(const std::string& net_log, const std::st
   return urls;
 }
 
-std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  }
-  return out;
-}
-
 TEST(ApiReferenceInABrowser, ItRendersTheApiFromThisOriginOnlyWithinItsPolicy) {
   ASSERT_EQ(std::system("command -v chromium >/dev/null"), 0)
       << "chromium is not installed (scripts/test installs Debian's chromium package)";
@@ -82,8 +73,8 @@ TEST(ApiReferenceInABrowser, ItRendersTheApiFromThisOriginOnlyWithinItsPolicy) {
   }
 
   // Nothing refused by the policy, no script error.
-  EXPECT_EQ(lines_with(load.log, "Content Security Policy"), std::vector<std::string>{});
-  EXPECT_EQ(lines_with(load.log, "Uncaught"), std::vector<std::string>{});
+  EXPECT_EQ(text_lines_with(load.log, "Content Security Policy"), std::vector<std::string>{});
+  EXPECT_EQ(text_lines_with(load.log, "Uncaught"), std::vector<std::string>{});
 
   // Every request of the page went to this origin, and the three files came from it.
   std::vector<std::string> urls = page_requests(file_text(dir + "/net.json"), origin);

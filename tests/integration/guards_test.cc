@@ -25,13 +25,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// The lines of the file at `path` that contain `needle`.
 std::vector<std::string> lines_with(const std::string& path, const std::string& needle) {
-  std::vector<std::string> out;
-  std::istringstream text(file_text(path));
-  for (std::string line; std::getline(text, line);) {
-    if (line.find(needle) != std::string::npos) out.push_back(line);
-  }
-  return out;
+  return text_lines_with(file_text(path), needle);
 }
 
 bool is_fresh_id(const std::string& id) {
@@ -149,15 +145,6 @@ TEST(RequestIdCleaning, AForgedRequestIdNeverReachesTheLogOrTheBody) {
 
 // --- /healthz: one database round trip per second per process ----------------------
 
-// The request line (LOG_FORMAT=json) of request `id` in `log`, parsed; null when none.
-Json request_line(const std::string& log, const std::string& id) {
-  for (const std::string& line : lines_with(log, "\"request_id\":\"" + id + "\"")) {
-    Json parsed = json_parse(line);
-    if (parsed && json_get_str(parsed.get(), "message").value_or("") == "request") return parsed;
-  }
-  return nullptr;
-}
-
 // An auth handler of 4 threads behind an nginx of this test, its request
 // lines in JSON: a burst of probes through nginx asks the database at most
 // once per second (each request line counts its round trips), and a probe
@@ -190,7 +177,7 @@ TEST(HealthzCost, ABurstOfProbesThroughNginxAsksTheDatabaseAtMostOnceASecond) {
     int asked = 0;
     for (int i = 0; i < kProbes; ++i) {
       expect_body(answers[static_cast<size_t>(i)], 200, R"({"status":"ok"})");
-      Json line = request_line(log, prefix + "-" + std::to_string(i));
+      Json line = json_request_line(file_text(log), prefix + "-" + std::to_string(i));
       ASSERT_TRUE(line) << "no request line for probe " << i << "\n" << file_text(log);
       EXPECT_EQ(json_get_str(line.get(), "route").value_or(""), "/healthz");
       if (json_get_int(line.get(), "db_round_trips").value_or(-1) > 0) ++asked;
@@ -203,7 +190,7 @@ TEST(HealthzCost, ABurstOfProbesThroughNginxAsksTheDatabaseAtMostOnceASecond) {
     std::this_thread::sleep_for(1100ms);
     std::string fresh = unique("fresh");
     expect_body(probe(fresh), 200, R"({"status":"ok"})");
-    Json line = request_line(log, fresh);
+    Json line = json_request_line(file_text(log), fresh);
     ASSERT_TRUE(line) << file_text(log);
     EXPECT_GE(json_get_int(line.get(), "db_round_trips").value_or(-1), 1);
   }

@@ -45,11 +45,7 @@ std::vector<std::string> lines_with(const std::string& path, const std::string& 
                                     std::chrono::seconds timeout = 10s) {
   auto deadline = Clock::now() + timeout;
   for (;;) {
-    std::vector<std::string> out;
-    std::istringstream in(file_text(path));
-    for (std::string line; std::getline(in, line);) {
-      if (line.find(needle) != std::string::npos) out.push_back(line);
-    }
+    std::vector<std::string> out = text_lines_with(file_text(path), needle);
     if (!out.empty() || Clock::now() > deadline) return out;
     std::this_thread::sleep_for(100ms);
   }

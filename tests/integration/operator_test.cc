@@ -26,35 +26,6 @@
 namespace ca::test {
 namespace {
 
-struct Outcome {
-  int status = -1;  // exit code; 128 + N when killed by signal N
-  std::string out;
-  std::string err;
-};
-
-// Runs `command` with the stack's environment (stack_shell_prelude), `env`
-// on top, `input` on stdin. Killed after 10 s, so a hang fails the test as
-// status 137 instead of blocking it.
-Outcome run(const std::string& command, const std::map<std::string, std::string>& env = {},
-            const std::string& input = "") {
-  static int n = 0;
-  std::string base =
-      state_dir() + "/operator-" + std::to_string(getpid()) + "-" + std::to_string(++n);
-  {
-    std::ofstream in(base + ".in");
-    in << input;
-  }
-  std::string script = stack_shell_prelude(env) + "exec timeout -s KILL 10 " + command + " <" +
-                       shell_quote(base + ".in") + " >" + shell_quote(base + ".out") + " 2>" +
-                       shell_quote(base + ".err");
-  int raw = std::system(("/bin/bash -c " + shell_quote(script)).c_str());
-  Outcome r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = file_text(base + ".out");
-  r.err = file_text(base + ".err");
-  return r;
-}
-
 int lines(const std::string& text) {
   int n = 0;
   for (char c : text) n += c == '\n';
@@ -73,7 +44,7 @@ TEST(HandlerStartup, ATokenSecretFileThatIsNotARegularFileIsOneLine) {
   // /dev/urandom were read until memory ran out; a FIFO blocked forever.
   for (const std::string& path :
        {std::string("/tmp"), std::string("/dev/zero"), std::string("/dev/urandom"), fifo}) {
-    Outcome r = run(kHandler, {{"TOKEN_SECRET_FILE", path}});
+    Outcome r = run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", path}});
     EXPECT_EQ(r.status, 2) << path;
     EXPECT_EQ(r.err,
               std::string(kHandler) + ": TOKEN_SECRET_FILE '" + path + "' is not a regular file\n");
@@ -86,26 +57,26 @@ TEST(HandlerStartup, ATokenSecretFileThatIsMissingTooShortOrTooLargeIsOneLine) {
   std::string big = dir + "/operator-big-secret", short_one = dir + "/operator-short-secret";
   std::ofstream(big) << std::string(4097, 'k');
   std::ofstream(short_one) << "only-31-bytes-of-secret-here-xx\n";
-  Outcome large = run(kHandler, {{"TOKEN_SECRET_FILE", big}});
+  Outcome large = run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", big}});
   EXPECT_EQ(large.status, 2);
   EXPECT_EQ(large.err, std::string(kHandler) + ": TOKEN_SECRET_FILE '" + big +
                            "' is larger than 4096 bytes\n");
-  Outcome small = run(kHandler, {{"TOKEN_SECRET_FILE", short_one}});
+  Outcome small = run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", short_one}});
   EXPECT_EQ(small.status, 2);
   EXPECT_EQ(small.err, std::string(kHandler) + ": TOKEN_SECRET_FILE '" + short_one +
                            "' holds 31 bytes; at least 32 are needed\n");
-  Outcome missing = run(kHandler, {{"TOKEN_SECRET_FILE", dir + "/no-such-file"}});
+  Outcome missing = run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", dir + "/no-such-file"}});
   EXPECT_EQ(missing.status, 2);
   EXPECT_EQ(missing.err, std::string(kHandler) + ": TOKEN_SECRET_FILE '" + dir +
                              "/no-such-file' cannot be read: No such file or directory\n");
-  Outcome unset = run(kHandler, {{"TOKEN_SECRET_FILE", kUnset}});
+  Outcome unset = run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", kUnset}});
   EXPECT_EQ(unset.status, 2);
   EXPECT_EQ(unset.err, std::string(kHandler) +
                            ": TOKEN_SECRET_FILE is not set (a file of >= 32 random bytes)\n");
 }
 
 TEST(HandlerStartup, ADatabaseUrlThatIsNotAConninfoIsOneLine) {
-  Outcome r = run(kHandler, {{"DATABASE_URL", "garbage"}});
+  Outcome r = run_with_stack_env(kHandler, {{"DATABASE_URL", "garbage"}});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, std::string(kHandler) +
                        ": DATABASE_URL is not a libpq conninfo: missing \"=\" after \"garbage\" "
@@ -117,7 +88,7 @@ TEST(HandlerStartup, ADatabaseItCannotReachIsOneLineAndExit1) {
   for (const std::string& url :
        {std::string("host=/nonexistent dbname=commerce_admin"),
         "host=" + state_dir() + "/run dbname=no_such_database user=postgres"}) {
-    Outcome r = run(kHandler, {{"DATABASE_URL", url}});
+    Outcome r = run_with_stack_env(kHandler, {{"DATABASE_URL", url}});
     EXPECT_EQ(r.status, 1) << url;
     EXPECT_EQ(lines(r.err), 1) << r.err;
     EXPECT_EQ(r.err.rfind(std::string(kHandler) + ": error: database connection failed: ", 0), 0u)
@@ -131,7 +102,7 @@ TEST(HandlerStartup, AMetricsAllowThatIsNotAListOfAddressesIsOneLine) {
            {"127.0.0.1 localhost", "'localhost' is not an IP address or CIDR range"},
            {"10.0.0.0/33", "'10.0.0.0/33' has a prefix length that is not 0 to 32"},
            {"127.0.0.1,::1", "'127.0.0.1,::1' is not an IP address or CIDR range"}}) {
-    Outcome r = run(kHandler, {{"METRICS_ALLOW", value}});
+    Outcome r = run_with_stack_env(kHandler, {{"METRICS_ALLOW", value}});
     EXPECT_EQ(r.status, 2) << value;
     EXPECT_EQ(r.err, std::string(kHandler) +
                          ": METRICS_ALLOW must list IP addresses or CIDR ranges separated by "
@@ -143,7 +114,7 @@ TEST(HandlerStartup, AMetricsAllowThatIsNotAListOfAddressesIsOneLine) {
 TEST(HandlerStartup, WithItsConfigurationRightItGetsAsFarAsItsSocket) {
   // The stack's own settings pass every check above; without a socket on fd 0
   // it stops there (one line, exit 2).
-  Outcome r = run(kHandler);
+  Outcome r = run_with_stack_env(kHandler);
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, std::string(kHandler) +
                        ": fd 0 is not a listening socket; start it with spawn-fcgi or systemd "
@@ -167,14 +138,14 @@ TEST(HandlerStartup, ATokenSecretFileReadableByOthersIsAWarning) {
   std::string open_one = state_dir() + "/operator-open-secret";
   std::ofstream(open_one) << std::string(48, 's');
   ASSERT_EQ(chmod(open_one.c_str(), 0444), 0);
-  Outcome r = run(kHandler, {{"TOKEN_SECRET_FILE", open_one}});
+  Outcome r = run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", open_one}});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, std::string(kHandler) + ": warning: TOKEN_SECRET_FILE '" + open_one +
                        "' is accessible by others (mode 0444); make it private: chmod 640\n" +
                        no_socket_line());
   // Read by the owner and the group only: the intended state, no warning.
   ASSERT_EQ(chmod(open_one.c_str(), 0440), 0);
-  EXPECT_EQ(run(kHandler, {{"TOKEN_SECRET_FILE", open_one}}).err, no_socket_line());
+  EXPECT_EQ(run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", open_one}}).err, no_socket_line());
   unlink(open_one.c_str());
 }
 
@@ -184,7 +155,7 @@ TEST(HandlerStartup, ATokenSecretFileTheServiceCanWriteIsAWarning) {
   std::string own_one = state_dir() + "/operator-own-secret";
   std::ofstream(own_one) << std::string(48, 's');
   ASSERT_EQ(chmod(own_one.c_str(), 0600), 0);
-  Outcome r = run(kHandler, {{"TOKEN_SECRET_FILE", own_one}});
+  Outcome r = run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", own_one}});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, std::string(kHandler) + ": warning: TOKEN_SECRET_FILE '" + own_one +
                        "' can be written by the user this process runs as (mode 0600); make it "
@@ -192,25 +163,25 @@ TEST(HandlerStartup, ATokenSecretFileTheServiceCanWriteIsAWarning) {
                        "chmod 640\n" +
                        no_socket_line());
   ASSERT_EQ(chmod(own_one.c_str(), 0400), 0);
-  EXPECT_EQ(run(kHandler, {{"TOKEN_SECRET_FILE", own_one}}).err, no_socket_line());
+  EXPECT_EQ(run_with_stack_env(kHandler, {{"TOKEN_SECRET_FILE", own_one}}).err, no_socket_line());
   unlink(own_one.c_str());
 }
 
 TEST(HandlerStartup, HelpIsExit0OnStdoutAndABadOptionExit2) {
   for (const char* program : {"commerce-admin-products", "commerce-admin-auth"}) {
-    Outcome help = run(std::string(program) + " --help", {{"DATABASE_URL", kUnset}});
+    Outcome help = run_with_stack_env(std::string(program) + " --help", {{"DATABASE_URL", kUnset}});
     EXPECT_EQ(help.status, 0) << program;
     EXPECT_EQ(help.out.rfind(std::string("usage: ") + program + " [--threads N]", 0), 0u)
         << help.out;
     EXPECT_EQ(help.err, "");
-    Outcome bad = run(std::string(program) + " --bogus");
+    Outcome bad = run_with_stack_env(std::string(program) + " --bogus");
     EXPECT_EQ(bad.status, 2) << program;
     EXPECT_EQ(bad.err.rfind(std::string("usage: ") + program, 0), 0u) << bad.err;
   }
-  Outcome worker = run("commerce-admin-worker --help", {{"DATABASE_URL", kUnset}});
+  Outcome worker = run_with_stack_env("commerce-admin-worker --help", {{"DATABASE_URL", kUnset}});
   EXPECT_EQ(worker.status, 0);
   EXPECT_EQ(worker.out.rfind("usage: commerce-admin-worker [--loop]\n", 0), 0u) << worker.out;
-  EXPECT_EQ(run("commerce-admin-worker --bogus").status, 2);
+  EXPECT_EQ(run_with_stack_env("commerce-admin-worker --bogus").status, 2);
 }
 
 // --- the CLI ---------------------------------------------------------------------------
@@ -220,7 +191,8 @@ TEST(Cli, ItsCommandIsCheckedBeforeTheDatabaseIsNeeded) {
   for (const std::string& args :
        {std::string("bogus"), std::string(""), std::string("migrate --sql-dir"),
         std::string("health now"), std::string("user create --email a@b.local")}) {
-    Outcome r = run("commerce-admin " + args, {{"DATABASE_URL", kUnset}}, "password1\n");
+    Outcome r =
+        run_with_stack_env("commerce-admin " + args, {{"DATABASE_URL", kUnset}}, "password1\n");
     EXPECT_EQ(r.status, 2) << args;
     // The usage (or the option's own line), never the missing database.
     EXPECT_EQ(r.err.find("is not set"), std::string::npos) << args << ": " << r.err;
@@ -228,12 +200,13 @@ TEST(Cli, ItsCommandIsCheckedBeforeTheDatabaseIsNeeded) {
                 r.err == "commerce-admin: user create needs --email EMAIL and --name NAME\n")
         << args << ": " << r.err;
   }
-  Outcome help = run("commerce-admin --help", {{"DATABASE_URL", kUnset}});
+  Outcome help = run_with_stack_env("commerce-admin --help", {{"DATABASE_URL", kUnset}});
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("[--if-missing]"), std::string::npos) << help.out;
   // A good command without a database (and no env file) says so in one line.
-  Outcome health = run("commerce-admin health",
-                       {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", "/nonexistent/env"}});
+  Outcome health = run_with_stack_env(
+      "commerce-admin health",
+      {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", "/nonexistent/env"}});
   EXPECT_EQ(health.status, 2);
   EXPECT_EQ(lines(health.err), 1);
   EXPECT_EQ(health.err.rfind("commerce-admin: DATABASE_URL is not set", 0), 0u) << health.err;
@@ -244,7 +217,7 @@ TEST(Cli, ItsCommandIsCheckedBeforeTheDatabaseIsNeeded) {
 // reads an EnvironmentFile=: a quoted conninfo with spaces whole
 // (docs/decisions/0090-cli-reads-the-env-file.md).
 TEST(Cli, TakesDatabaseUrlFromTheEnvFileWhenItsEnvironmentHasNone) {
-  std::string url = run("printenv DATABASE_URL").out;
+  std::string url = run_with_stack_env("printenv DATABASE_URL").out;
   while (!url.empty() && url.back() == '\n') url.pop_back();
   ASSERT_NE(url.find(' '), std::string::npos) << url;  // a conninfo of several words
   std::string file = state_dir() + "/operator-env-" + std::to_string(getpid());
@@ -252,8 +225,8 @@ TEST(Cli, TakesDatabaseUrlFromTheEnvFileWhenItsEnvironmentHasNone) {
     std::ofstream out(file);
     out << "# as packaging/env writes it\nDATABASE_URL=\"" << url << "\"\nLOG_LEVEL=info\n";
   }
-  Outcome health =
-      run("commerce-admin health", {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}});
+  Outcome health = run_with_stack_env(
+      "commerce-admin health", {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}});
   EXPECT_EQ(health.status, 0) << health.err;
   EXPECT_EQ(health.out, "ok\n");
   // The environment wins over the file: a LOG_LEVEL the file does not allow
@@ -262,14 +235,14 @@ TEST(Cli, TakesDatabaseUrlFromTheEnvFileWhenItsEnvironmentHasNone) {
     std::ofstream out(file);
     out << "DATABASE_URL=\"" << url << "\"\nLOG_LEVEL=loud\n";
   }
-  EXPECT_EQ(
-      run("commerce-admin health",
-          {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}, {"LOG_LEVEL", "info"}})
-          .status,
-      0);
-  Outcome bad =
-      run("commerce-admin health",
-          {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}, {"LOG_LEVEL", kUnset}});
+  EXPECT_EQ(run_with_stack_env("commerce-admin health", {{"DATABASE_URL", kUnset},
+                                                         {"COMMERCE_ADMIN_ENV_FILE", file},
+                                                         {"LOG_LEVEL", "info"}})
+                .status,
+            0);
+  Outcome bad = run_with_stack_env(
+      "commerce-admin health",
+      {{"DATABASE_URL", kUnset}, {"COMMERCE_ADMIN_ENV_FILE", file}, {"LOG_LEVEL", kUnset}});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("LOG_LEVEL must be one of"), std::string::npos) << bad.err;
   unlink(file.c_str());
@@ -296,7 +269,7 @@ TEST(Cli, UserCreateRefusesWhatTheApiWouldRefuse) {
        "commerce-admin: --name must be UTF-8 text of at most 255 characters\n"},
   };
   for (const Case& c : cases) {
-    Outcome r = run(create + c.name, {}, c.password + "\n");
+    Outcome r = run_with_stack_env(create + c.name, {}, c.password + "\n");
     EXPECT_EQ(r.status, 2) << c.name;
     EXPECT_EQ(r.err, c.error) << c.name;
   }
@@ -305,15 +278,16 @@ TEST(Cli, UserCreateRefusesWhatTheApiWouldRefuse) {
 
   // At the limits it is created, trimmed, and can log in.
   std::string password = std::string(1023, 'p') + "\xC3\xA9";  // 1024 characters
-  Outcome made = run("commerce-admin user create --email ' " + email + " ' --name '  Cli User '",
-                     {}, password + "\n");
+  Outcome made = run_with_stack_env(
+      "commerce-admin user create --email ' " + email + " ' --name '  Cli User '", {},
+      password + "\n");
   ASSERT_EQ(made.status, 0) << made.err;
   EXPECT_EQ(
       sql("SELECT name || '|' || email FROM users WHERE lower(email) = lower('" + email + "')"),
       (std::vector<std::string>{"Cli User|" + email}));
   EXPECT_EQ(login_response(email, password).status, 200);
   // --if-missing leaves it as it is.
-  Outcome again = run(create + "Other --if-missing", {}, "password1\n");
+  Outcome again = run_with_stack_env(create + "Other --if-missing", {}, "password1\n");
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(again.out, "user " + email + " exists already\n");
 }
@@ -331,7 +305,7 @@ TEST(Cli, MigrateRunsAsTheOwnerAndGrantsTheRuntimeRole) {
   const std::string runtime = user_of(stack_env("DATABASE_URL").value_or(""));
   const std::string owner = user_of(stack_env("MIGRATE_DATABASE_URL").value_or(""));
   ASSERT_NE(runtime, owner);
-  Outcome again = run("commerce-admin migrate");
+  Outcome again = run_with_stack_env("commerce-admin migrate");
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(again.err, "");
   EXPECT_NE(again.out.find("migrations up to date (0 applied now, "), std::string::npos)
@@ -351,19 +325,20 @@ TEST(Cli, MigrateRunsAsTheOwnerAndGrantsTheRuntimeRole) {
     std::ofstream migration(dir + "/" + version);
     migration << "CREATE TABLE " << table << " (id bigserial PRIMARY KEY, n integer);\n";
   }
-  Outcome added = run("commerce-admin migrate --sql-dir " + shell_quote(dir));
+  Outcome added = run_with_stack_env("commerce-admin migrate --sql-dir " + shell_quote(dir));
   EXPECT_EQ(added.status, 0) << added.err;
   EXPECT_EQ(added.out.rfind("applied " + version + "\n", 0), 0u) << added.out;
   EXPECT_EQ(sql("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE relname = '" + table + "'"),
             (std::vector<std::string>{owner}));
   const std::string as_runtime = "psql -X -q -At -v ON_ERROR_STOP=1 -U " + runtime + " -c ";
-  Outcome write = run(as_runtime + shell_quote("INSERT INTO " + table + " (n) VALUES (1)"));
+  Outcome write =
+      run_with_stack_env(as_runtime + shell_quote("INSERT INTO " + table + " (n) VALUES (1)"));
   EXPECT_EQ(write.status, 0) << write.err;
-  Outcome truncate = run(as_runtime + shell_quote("TRUNCATE " + table));
+  Outcome truncate = run_with_stack_env(as_runtime + shell_quote("TRUNCATE " + table));
   EXPECT_NE(truncate.status, 0);
   EXPECT_NE(truncate.err.find("permission denied for table " + table), std::string::npos)
       << truncate.err;
-  Outcome drop = run(as_runtime + shell_quote("DROP TABLE " + table));
+  Outcome drop = run_with_stack_env(as_runtime + shell_quote("DROP TABLE " + table));
   EXPECT_NE(drop.status, 0);
   EXPECT_NE(drop.err.find("must be owner of table " + table), std::string::npos) << drop.err;
   sql("DROP TABLE " + table);
@@ -375,10 +350,10 @@ TEST(Cli, MigrateRunsAsTheOwnerAndGrantsTheRuntimeRole) {
 TEST(Cli, MigrateWithTheRuntimeRolesConninfoChangesNothing) {
   // Without MIGRATE_DATABASE_URL migrate connects with DATABASE_URL: the
   // runtime role, which may not create anything.
-  Outcome r = run("commerce-admin migrate", {{"MIGRATE_DATABASE_URL", kUnset}});
+  Outcome r = run_with_stack_env("commerce-admin migrate", {{"MIGRATE_DATABASE_URL", kUnset}});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "commerce-admin: schema_migrations: permission denied for schema public\n");
-  Outcome bad = run("commerce-admin migrate", {{"MIGRATE_DATABASE_URL", "garbage"}});
+  Outcome bad = run_with_stack_env("commerce-admin migrate", {{"MIGRATE_DATABASE_URL", "garbage"}});
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.err,
             "commerce-admin: MIGRATE_DATABASE_URL is not a libpq conninfo: missing \"=\" after "

@@ -35,14 +35,9 @@ bool accepts_connections(int port) {
 }  // namespace
 
 int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr = loopback(0);
-  socklen_t len = sizeof addr;
   int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
+  int fd = bind_loopback(&port);
+  if (fd < 0) return 0;
   close(fd);
   return port;
 }

@@ -75,28 +75,9 @@ int64_t create_category(const Scope& s, const std::string& name) {
 
 std::string item(int64_t id) { return std::string(kBase) + "/" + to_string(id); }
 
-std::string one(const std::string& query) {
-  std::vector<std::string> rows = sql(query);
-  return rows.size() == 1 ? rows[0] : "<" + std::to_string(rows.size()) + " rows>";
-}
-
-// Everything stored for a tenant's catalog and events, to prove a request changed nothing.
-std::string tenant_snapshot(int64_t tenant) {
-  std::string t = to_string(tenant);
-  return one("SELECT coalesce(json_agg(c ORDER BY c.id)::text, '[]') FROM categories c "
-             "WHERE tenant_id = " +
-             t) +
-         one("SELECT coalesce(json_agg(p ORDER BY p.id)::text, '[]') FROM products p "
-             "WHERE tenant_id = " +
-             t) +
-         one("SELECT coalesce(json_agg(e ORDER BY e.id)::text, '[]') FROM events e "
-             "WHERE tenant_id = " +
-             t);
-}
-
 std::string row(const Scope& s, int64_t id, const std::string& columns) {
-  return one("SELECT " + columns + " FROM products WHERE tenant_id = " + s.tid() +
-             " AND id = " + to_string(id));
+  return sql_one("SELECT " + columns + " FROM products WHERE tenant_id = " + s.tid() +
+                 " AND id = " + to_string(id));
 }
 
 // The ids of one list page, in order.
@@ -162,7 +143,7 @@ TEST(Products, CreateStoresEveryFieldAndIgnoresTenantIdInTheBody) {
   int64_t id = r.integer("id");
   EXPECT_EQ(row(s, id, "tenant_id::text || '|' || price || '|' || stock || '|' || published"),
             s.tid() + "|19.99|7|false");
-  EXPECT_EQ(one("SELECT count(*) FROM products WHERE tenant_id = " + other.tid()), "0");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM products WHERE tenant_id = " + other.tid()), "0");
   // The read returns exactly what the create returned.
   HttpResponse read = http("GET", item(id), s.call());
   EXPECT_EQ(read.status, 200) << read.body;
@@ -264,7 +245,7 @@ TEST(Products, CreateReportsEveryInvalidFieldAtOnceAndStoresNothing) {
   Scope s = fresh_scope(token);
   Scope other = fresh_scope(token);
   int64_t foreign_category = create_category(other, "Theirs");
-  std::string before = tenant_snapshot(s.tenant);
+  std::string before = catalog_snapshot(s.tenant);
 
   expect_invalid(
       http("POST", kBase, s.call("{}")),
@@ -334,8 +315,8 @@ TEST(Products, CreateReportsEveryInvalidFieldAtOnceAndStoresNothing) {
     expect_body(http("POST", kBase, s.call(body)), 400,
                 R"({"error":"Request body must be a JSON object"})");
   }
-  EXPECT_EQ(tenant_snapshot(s.tenant), before);
-  EXPECT_EQ(one("SELECT count(*) FROM products WHERE tenant_id = " + other.tid()), "0");
+  EXPECT_EQ(catalog_snapshot(s.tenant), before);
+  EXPECT_EQ(sql_one("SELECT count(*) FROM products WHERE tenant_id = " + other.tid()), "0");
 }
 
 TEST(Products, CreateAcceptsTheLengthLimitsInCharacters) {
@@ -435,7 +416,7 @@ TEST(Products, UpdateWithNullClearsDescriptionAndCategoryButNotRequiredFields) {
                          "{\"name\":\"Lamp\",\"description\":\"Tall\",\"price\":40,\"stock\":2,"
                          "\"category_id\":" +
                              to_string(category) + ",\"published\":false}");
-  std::string before = tenant_snapshot(s.tenant);
+  std::string before = catalog_snapshot(s.tenant);
   expect_invalid(http("POST", item(id),
                       s.call(R"({"name":null,"price":null,"stock":null,"published":null,)"
                              R"("description":null,"category_id":null})")),
@@ -443,7 +424,7 @@ TEST(Products, UpdateWithNullClearsDescriptionAndCategoryButNotRequiredFields) {
                  R"("price":["The price field must not be null."],)"
                  R"("stock":["The stock field must not be null."],)"
                  R"("published":["The published field must not be null."]})");
-  EXPECT_EQ(tenant_snapshot(s.tenant), before);  // nothing was cleared either
+  EXPECT_EQ(catalog_snapshot(s.tenant), before);  // nothing was cleared either
 
   HttpResponse cleared = http("POST", item(id), s.call(R"({"description":null})"));
   EXPECT_EQ(cleared.status, 200) << cleared.body;
@@ -463,7 +444,7 @@ TEST(Products, UpdateValidationErrorsAreAllReportedAndChangeNothing) {
   Scope other = fresh_scope(token);
   int64_t foreign_category = create_category(other, "Theirs");
   int64_t id = create_id(s, R"({"name":"Kept","price":2})");
-  std::string before = tenant_snapshot(s.tenant);
+  std::string before = catalog_snapshot(s.tenant);
 
   expect_invalid(
       http(
@@ -486,7 +467,7 @@ TEST(Products, UpdateValidationErrorsAreAllReportedAndChangeNothing) {
   // Validation comes before existence.
   expect_invalid(http("POST", item(9223372036854775807), s.call(R"({"stock":-1})")),
                  R"({"stock":["The stock field must be at least 0."]})");
-  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+  EXPECT_EQ(catalog_snapshot(s.tenant), before);
 }
 
 TEST(Products, DeleteIsSoftAndHidesTheProductEverywhere) {
@@ -506,8 +487,8 @@ TEST(Products, DeleteIsSoftAndHidesTheProductEverywhere) {
   EXPECT_EQ(list_ids(s, "?q=doomed"), std::vector<int64_t>{});
   EXPECT_EQ(list_ids(s, "?published=true"), std::vector<int64_t>{kept});
   // One product.deleted, for the first delete only.
-  EXPECT_EQ(one("SELECT string_agg(payload->>'id', ',') FROM events WHERE tenant_id = " + s.tid() +
-                " AND type = 'product.deleted'"),
+  EXPECT_EQ(sql_one("SELECT string_agg(payload->>'id', ',') FROM events WHERE tenant_id = " +
+                    s.tid() + " AND type = 'product.deleted'"),
             to_string(id));
 }
 
@@ -520,7 +501,7 @@ TEST(Products, AnotherTenantsProductIs404OnEveryVerbAndStaysUnchanged) {
                               "{\"name\":\"Theirs\",\"description\":\"d\",\"price\":5,\"stock\":1,"
                               "\"category_id\":" +
                                   to_string(category) + "}");
-  std::string before = tenant_snapshot(theirs.tenant);
+  std::string before = catalog_snapshot(theirs.tenant);
 
   expect_body(http("GET", item(foreign), mine.call()), 404, kNotFound);
   expect_body(
@@ -531,8 +512,8 @@ TEST(Products, AnotherTenantsProductIs404OnEveryVerbAndStaysUnchanged) {
   EXPECT_EQ(list_ids(mine, ""), std::vector<int64_t>{});
   EXPECT_EQ(list_ids(mine, "?category_id=" + to_string(category)), std::vector<int64_t>{});
 
-  EXPECT_EQ(tenant_snapshot(theirs.tenant), before);
-  EXPECT_EQ(one("SELECT count(*) FROM events WHERE tenant_id = " + mine.tid()), "0");
+  EXPECT_EQ(catalog_snapshot(theirs.tenant), before);
+  EXPECT_EQ(sql_one("SELECT count(*) FROM events WHERE tenant_id = " + mine.tid()), "0");
 }
 
 // A category deleted between the statement's check and its write: the write's
@@ -555,7 +536,7 @@ TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
                          Write{"POST", item(product), "WITH c AS (%UPDATE products p SET name%"}}) {
     SCOPED_TRACE(w.path);
     int64_t category = create_category(s, "Doomed");
-    std::string before = one(stored);
+    std::string before = sql_one(stored);
     PgConn conn = connect_database();
     ASSERT_TRUE(conn);
     ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
@@ -570,7 +551,7 @@ TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
     EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
     EXPECT_TRUE(waiting) << "the write never waited for the deletion";
     expect_invalid(written.get(), R"({"category_id":["The selected category_id is invalid."]})");
-    EXPECT_EQ(one(stored), before);
+    EXPECT_EQ(sql_one(stored), before);
   }
   EXPECT_EQ(row(s, product, "name || '|' || price"), "Kept|1.00");
 }
@@ -582,7 +563,7 @@ TEST(Products, AWriteStuckBehindALockHeldElsewhereGets503AndChangesNothing) {
   ASSERT_EQ(stack_env("DB_STATEMENT_TIMEOUT_SECONDS").value_or("unset"), "5");
   Scope s = fresh_scope(admin_token());
   int64_t product = create_id(s, R"({"name":"Locked","price":1})");
-  std::string before = tenant_snapshot(s.tenant);
+  std::string before = catalog_snapshot(s.tenant);
   PgConn conn = connect_database();
   ASSERT_TRUE(conn);
   ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
@@ -593,7 +574,7 @@ TEST(Products, AWriteStuckBehindALockHeldElsewhereGets503AndChangesNothing) {
   EXPECT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
   expect_body(stuck, 503, R"({"error":"Service temporarily unavailable"})");
   EXPECT_EQ(stuck.headers["retry-after"], "1");
-  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+  EXPECT_EQ(catalog_snapshot(s.tenant), before);
 
   HttpResponse again = http("POST", item(product), s.call(R"({"name":"Late"})"));
   EXPECT_EQ(again.status, 200) << again.body;
@@ -813,7 +794,7 @@ TEST(Products, ANameSearchCountsUpTo10000MatchesThenAnswersGte) {
   std::vector<std::string> oldest =
       sql("SELECT id FROM products WHERE tenant_id = " + s.tid() + " ORDER BY id LIMIT 2");
   ASSERT_EQ(oldest.size(), 2u);
-  int64_t newest = std::stoll(one("SELECT max(id) FROM products WHERE tenant_id = " + s.tid()));
+  int64_t newest = std::stoll(sql_one("SELECT max(id) FROM products WHERE tenant_id = " + s.tid()));
 
   HttpResponse broad = http("GET", std::string(kBase) + "?q=capped", s.call());
   ASSERT_EQ(broad.status, 200) << broad.body;
@@ -912,8 +893,8 @@ TEST(Products, ADenseNameSearchStopsEarlyWithTheSamePagesAndTotal) {
                          " AND id < " + std::to_string(top.back()) + " ORDER BY id DESC LIMIT 15"));
   expect_json_meta(next, R"({"current_page":null,"last_page":667,"per_page":15,"total":10000,)"
                          R"("total_relation":"gte"})");
-  std::string below = one("SELECT id FROM products WHERE tenant_id = " + s.tid() +
-                          " AND name ILIKE '%dense%' ORDER BY id DESC OFFSET 11000 LIMIT 1");
+  std::string below = sql_one("SELECT id FROM products WHERE tenant_id = " + s.tid() +
+                              " AND name ILIKE '%dense%' ORDER BY id DESC OFFSET 11000 LIMIT 1");
   HttpResponse under = http("GET", base + "&after_id=" + below, s.call());
   EXPECT_EQ(ids_of(under),
             expected_ids(s, "%dense%", " AND id < " + below + " ORDER BY id DESC LIMIT 15"));
@@ -973,9 +954,9 @@ TEST(Products, EventsAreWrittenForCreateUpdateAndDelete) {
   // The event payload is the product as the API returned it.
   HttpResponse again = create(s, R"({"name":"Second","price":3})");
   ASSERT_EQ(again.body.find('\''), std::string::npos);  // safe to quote below
-  EXPECT_EQ(one("SELECT payload = '" + again.body + "'::jsonb FROM events WHERE tenant_id = " +
-                s.tid() + " AND type = 'product.created' AND payload->>'id' = '" +
-                to_string(again.integer("id")) + "'"),
+  EXPECT_EQ(sql_one("SELECT payload = '" + again.body + "'::jsonb FROM events WHERE tenant_id = " +
+                    s.tid() + " AND type = 'product.created' AND payload->>'id' = '" +
+                    to_string(again.integer("id")) + "'"),
             "t");
 }
 
@@ -1001,7 +982,7 @@ TEST(Products, EveryEndpointChecksTokenThenTenantHeader) {
   Scope stranger_tenant = fresh_scope(admin);
   TestUser outsider = add_user(admin, stranger_tenant.tenant, "ADMIN");
   int64_t id = create_id(s, R"({"name":"Guarded","price":1})");
-  std::string before = tenant_snapshot(s.tenant);
+  std::string before = catalog_snapshot(s.tenant);
   std::vector<GuardedCall> endpoints = {
       {"GET", kBase, std::nullopt},
       {"POST", kBase, R"({"name":"Intruder","price":1})"},
@@ -1018,7 +999,7 @@ TEST(Products, EveryEndpointChecksTokenThenTenantHeader) {
   // The tenant check comes before validation.
   expect_body(http("POST", kBase, {.token = outsider.token, .tenant = s.tid(), .body = "{}"}), 403,
               R"({"error":"You are not a member of this tenant"})");
-  EXPECT_EQ(tenant_snapshot(s.tenant), before);
+  EXPECT_EQ(catalog_snapshot(s.tenant), before);
 }
 
 TEST(Products, UnknownMethodsAndNonIntegerIdsAreRoutedAway) {

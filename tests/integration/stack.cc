@@ -4,8 +4,10 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -593,6 +596,153 @@ int WorkerProcess::processed(const std::string& task) const {
     if (at != std::string::npos) total += std::atoi(line.c_str() + at + marker.size());
   }
   return total;
+}
+
+std::string sql_one(const std::string& query) {
+  std::vector<std::string> rows = sql(query);
+  return rows.size() == 1 ? rows[0] : "<" + std::to_string(rows.size()) + " rows>";
+}
+
+std::string catalog_snapshot(int64_t tenant) {
+  std::string snapshot;
+  for (const char* table : {"categories", "products", "events"}) {
+    snapshot +=
+        sql_one(std::string("SELECT coalesce(json_agg(t ORDER BY t.id)::text, '[]') FROM ") +
+                table + " t WHERE tenant_id = " + to_string(tenant));
+  }
+  return snapshot;
+}
+
+std::vector<std::string> text_lines_with(const std::string& text, const std::string& needle) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) out.push_back(line);
+  }
+  return out;
+}
+
+Json json_request_line(const std::string& log, const std::string& id) {
+  for (const std::string& line : text_lines_with(log, "\"request_id\":\"" + id + "\"")) {
+    Json parsed = json_parse(line);
+    if (parsed && json_get_str(parsed.get(), "message").value_or("") == "request") return parsed;
+  }
+  return nullptr;
+}
+
+int bind_loopback(int* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    return -1;
+  }
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+int shell_status(const std::string& script) {
+  int raw = std::system(("/bin/bash -c " + shell_quote(script)).c_str());
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+}
+
+Outcome run_with_stack_env(const std::string& command,
+                           const std::map<std::string, std::string>& env,
+                           const std::string& input) {
+  static std::atomic<int> n{0};
+  std::string base = state_dir() + "/run-" + std::to_string(getpid()) + "-" + std::to_string(++n);
+  {
+    std::ofstream in(base + ".in");
+    in << input;
+  }
+  Outcome r;
+  r.status = shell_status(stack_shell_prelude(env) + "exec timeout -s KILL 10 " + command + " <" +
+                          shell_quote(base + ".in") + " >" + shell_quote(base + ".out") + " 2>" +
+                          shell_quote(base + ".err"));
+  r.out = file_text(base + ".out");
+  r.err = file_text(base + ".err");
+  return r;
+}
+
+void expect_storm_limited(const std::function<HttpResponse(int)>& request, long passed_status) {
+  int limited = 0, passed = 0;
+  for (int round = 0; round < 5 && limited == 0; ++round) {
+    for (const HttpResponse& r : http_concurrent(150, 16, request)) {
+      if (r.status == 429) {
+        ++limited;
+        EXPECT_EQ(r.body, R"({"error":"Too many requests"})");
+      } else {
+        ++passed;
+        EXPECT_EQ(r.status, passed_status) << r.body;
+      }
+    }
+  }
+  EXPECT_GT(limited, 0) << "nothing was limited";
+  EXPECT_GT(passed, 0) << "the burst should let the first ones through";
+}
+
+MemberOfTwo member_of_two_tenants(const std::string& first_name, const std::string& second_name) {
+  MemberOfTwo m;
+  m.admin = admin_token();
+  m.first = create_tenant(m.admin, unique(first_name));
+  m.second = create_tenant(m.admin, unique(second_name));
+  m.user = add_user(m.admin, m.first, "MEMBER");
+  join_tenant(m.admin, m.second, m.user);
+  return m;
+}
+
+void expect_json(const HttpResponse& r, const std::string& expected) {
+  EXPECT_TRUE(json_eq(r.json.get(), expected)) << r.body;
+}
+
+void expect_outsider_and_former_refused(const std::vector<HttpResponse>& answers) {
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (i % 2 == 0) {
+      EXPECT_EQ(answers[i].status, 403);
+      EXPECT_EQ(answers[i].body, R"({"error":"You are not a member of this tenant"})");
+    } else {
+      EXPECT_TRUE(is_unauthenticated(answers[i])) << answers[i].status << " " << answers[i].body;
+    }
+  }
+}
+
+HttpResponse expect_refused_without_work(const std::string& tables,
+                                         const std::function<std::vector<HttpResponse>()>& refused,
+                                         const std::function<HttpResponse()>& member,
+                                         const std::string& member_statement) {
+  PgConn conn = connect_database();
+  if (!conn) return {};
+  EXPECT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  EXPECT_TRUE(exec_ok(conn.get(), "LOCK TABLE " + tables + " IN ACCESS EXCLUSIVE MODE"));
+  std::future<std::vector<HttpResponse>> refusals = std::async(std::launch::async, refused);
+  bool answered = refusals.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  // The lock is real: the member's request waits for it.
+  std::future<HttpResponse> member_answer = std::async(std::launch::async, member);
+  bool member_waited = wait_for_lock_wait(member_statement);
+  // EXPECT, not ASSERT: the requests must be waited for before `conn` goes away.
+  EXPECT_TRUE(exec_ok(conn.get(), "ROLLBACK"));
+  EXPECT_TRUE(answered) << "a refused request waited for the tables: it was run";
+  EXPECT_TRUE(member_waited);
+  expect_outsider_and_former_refused(refusals.get());
+  return member_answer.get();
+}
+
+void expect_single_page(const HttpResponse& r, int64_t total) {
+  std::vector<std::string> keys;
+  for (const cJSON* c = r.json ? r.json.get()->child : nullptr; c != nullptr; c = c->next) {
+    keys.emplace_back(c->string);
+  }
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"data", "current_page", "last_page", "per_page", "total"}));
+  EXPECT_EQ(r.integer("current_page"), 1);
+  EXPECT_EQ(r.integer("last_page"), 1);
+  EXPECT_EQ(r.integer("per_page"), 15);
+  EXPECT_EQ(r.integer("total"), total);
 }
 
 }  // namespace ca::test

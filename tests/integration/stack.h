@@ -140,6 +140,8 @@ std::string json_text(const std::string& s);
 std::string repeat(const std::string& unit, int n);
 // The response has `status` and exactly this JSON body (same keys, order, values).
 void expect_body(const HttpResponse& r, long status, const std::string& expected);
+// The body is the JSON text `expected` (object member order ignored).
+void expect_json(const HttpResponse& r, const std::string& expected);
 // The integer member `key` of `obj`, or -1.
 int64_t int_of(const cJSON* obj, const char* key);
 
@@ -277,5 +279,75 @@ class WorkerProcess {
   pid_t pid_ = 0;
   std::string log_;
 };
+
+// --- small pieces several test files share --------------------------------------
+
+// The one row sql() returns for `query`, or "<N rows>" when it returns another number.
+std::string sql_one(const std::string& query);
+// Everything stored for a tenant's catalog and its events (categories,
+// products and events as JSON), to prove a request changed nothing.
+std::string catalog_snapshot(int64_t tenant);
+
+// The lines of `text` that contain `needle`, in order.
+std::vector<std::string> text_lines_with(const std::string& text, const std::string& needle);
+// The request line (LOG_FORMAT=json, "message":"request") of request `id`
+// in the log text `log`, parsed; null when there is none.
+Json json_request_line(const std::string& log, const std::string& id);
+
+// A TCP socket (close-on-exec) bound to 127.0.0.1 on a port the kernel
+// chose, not listening; -1 when that failed. Its port in *port.
+int bind_loopback(int* port);
+
+// Runs `script` with /bin/bash -c; its exit status, 128 + N when signal N killed it.
+int shell_status(const std::string& script);
+
+// What a short-lived program of the stack said and how it ended.
+struct Outcome {
+  int status = -1;  // exit code; 128 + N when killed by signal N
+  std::string out;
+  std::string err;
+};
+// Runs `command` with the stack's environment (stack_shell_prelude), `env`
+// on top, `input` on stdin. Killed after 10 s, so a hang fails the test as
+// status 137 instead of blocking it.
+Outcome run_with_stack_env(const std::string& command,
+                           const std::map<std::string, std::string>& env = {},
+                           const std::string& input = "");
+
+// nginx's per-address limits: sends rounds (at most 5) of 150 requests
+// `request(i)` 16 at a time until some are limited. Every answer is 429
+// {"error":"Too many requests"} or `passed_status`, and there is at least one
+// of each (the burst lets the first ones through).
+void expect_storm_limited(const std::function<HttpResponse(int)>& request, long passed_status);
+
+// Two fresh tenants of the seeded admin and a new MEMBER of both, who
+// joined `second` last (so it is the member's current tenant).
+struct MemberOfTwo {
+  std::string admin;
+  int64_t first = 0;
+  int64_t second = 0;
+  TestUser user;
+};
+MemberOfTwo member_of_two_tenants(const std::string& first_name, const std::string& second_name);
+
+// The answers of requests by an outsider and by a logged-out former member,
+// alternating (outsider first): 403 "You are not a member of this tenant",
+// then 401 Unauthenticated.
+void expect_outsider_and_former_refused(const std::vector<HttpResponse>& answers);
+// Requests refused before any statement of theirs runs: with `tables` locked
+// (ACCESS EXCLUSIVE) by a transaction of this test, `refused()` is answered
+// within 20 s and its answers are expect_outsider_and_former_refused's,
+// while `member()`, which does run, waits for the lock (a backend running a
+// statement LIKE `member_statement`). The member's answer, once the lock
+// is gone.
+HttpResponse expect_refused_without_work(const std::string& tables,
+                                         const std::function<std::vector<HttpResponse>()>& refused,
+                                         const std::function<HttpResponse()>& member,
+                                         const std::string& member_statement);
+
+// A first page that holds every row: the page envelope's members in order
+// (data, current_page, last_page, per_page, total), page 1 of 1, 15 per page
+// (the default), `total` rows.
+void expect_single_page(const HttpResponse& r, int64_t total);
 
 }  // namespace ca::test

@@ -60,12 +60,7 @@ TEST(TeamMembersTest, ListIsPaginatedInJoinOrder) {
 
   HttpResponse r = http("GET", members_path(t), {.token = admin});
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(json_keys(r.json.get()),
-            (std::vector<std::string>{"current_page", "data", "last_page", "per_page", "total"}));
-  EXPECT_EQ(r.integer("current_page"), 1);
-  EXPECT_EQ(r.integer("last_page"), 1);
-  EXPECT_EQ(r.integer("per_page"), 15);
-  EXPECT_EQ(r.integer("total"), 3);
+  expect_single_page(r, 3);
   ASSERT_EQ(cJSON_GetArraySize(r["data"]), 3);
   const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
   EXPECT_EQ(json_keys(first),
@@ -472,11 +467,7 @@ TEST(TeamMembersTest, AnAdminMayRemoveThemselvesWhenAnotherAdminRemains) {
 // --- removal -------------------------------------------------------------------------------
 
 TEST(TeamMembersTest, RemovalKeepsTheAccountAndItsOtherTenants) {
-  std::string admin = admin_token();
-  int64_t first = create_tenant(admin, unique("Leaving"));
-  int64_t second = create_tenant(admin, unique("Staying"));
-  TestUser u = add_user(admin, first, "MEMBER");
-  join_tenant(admin, second, u);
+  auto [admin, first, second, u] = member_of_two_tenants("Leaving", "Staying");
   ASSERT_EQ(add(admin, first, R"({"email":")" + u.email + R"(","role":"MEMBER"})").status, 409);
   // The user's current tenant is the one last joined: `second`. Removing
   // the user from it (pointing at the removed tenant) falls back to their

@@ -21,6 +21,7 @@
 #include "mailbox.h"
 #include "receiver.h"
 #include "stack.h"
+#include "webhook_helpers.h"
 
 namespace ca::test {
 namespace {
@@ -30,46 +31,11 @@ using Clock = std::chrono::steady_clock;
 
 const std::regex kTimestamp(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$)");
 
-std::string webhooks_path(int64_t tenant) { return "/api/v2/admin/webhooks/" + to_string(tenant); }
 std::string hook_path(int64_t tenant, int64_t hook) {
   return webhooks_path(tenant) + "/" + to_string(hook);
 }
 std::string events_path(int64_t tenant, const std::string& query = "") {
   return "/api/v2/admin/events/" + to_string(tenant) + query;
-}
-
-struct Hook {
-  int64_t id = 0;
-  std::string secret;
-};
-
-Hook create_hook(const std::string& token, int64_t tenant, const std::string& url,
-                 const std::string& events = R"(["*"])") {
-  HttpResponse r =
-      http("POST", webhooks_path(tenant),
-           {.token = token, .body = R"({"url":")" + url + R"(","events":)" + events + "}"});
-  EXPECT_EQ(r.status, 201) << r.body;
-  return Hook{r.integer("id"), r.str("secret")};
-}
-
-// Emits member.role_updated.
-void set_role(const std::string& token, int64_t tenant, int64_t user, const std::string& role) {
-  HttpResponse r =
-      http("POST", "/api/v2/admin/team-members/" + to_string(tenant) + "/" + to_string(user),
-           {.token = token, .body = R"({"role":")" + role + R"("})"});
-  ASSERT_EQ(r.status, 200) << r.body;
-}
-void toggle_role(const std::string& token, int64_t tenant, int64_t user, int n) {
-  for (int i = 0; i < n; ++i) set_role(token, tenant, user, i % 2 ? "MEMBER" : "ADMIN");
-}
-
-// The delivery rows of one subscription, newest first.
-HttpResponse hook_deliveries(const std::string& token, int64_t tenant, int64_t hook) {
-  HttpResponse r =
-      http("GET", webhooks_path(tenant) + "/deliveries?per_page=100&webhook_id=" + to_string(hook),
-           {.token = token});
-  EXPECT_EQ(r.status, 200) << r.body;
-  return r;
 }
 
 // Polls until the delivery `id` has `status` (or the deadline).
@@ -87,25 +53,6 @@ Json wait_delivery(const std::string& token, int64_t tenant, int64_t hook, int64
     std::this_thread::sleep_for(100ms);
   }
   ADD_FAILURE() << "delivery " << id << " did not become " << status << "; last seen: " << last;
-  return nullptr;
-}
-
-// The newest delivery of a subscription once it is `status`.
-Json wait_newest(const std::string& token, int64_t tenant, int64_t hook, const std::string& status,
-                 std::chrono::seconds timeout = 40s) {
-  auto deadline = Clock::now() + timeout;
-  std::string last;
-  while (Clock::now() < deadline) {
-    HttpResponse r = hook_deliveries(token, tenant, hook);
-    const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
-    if (first != nullptr) {
-      last = json_dump(first);
-      if (json_get_str(first, "status") == status) return Json(cJSON_Duplicate(first, true));
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  ADD_FAILURE() << "no delivery of webhook " << hook << " became " << status
-                << "; last seen: " << last;
   return nullptr;
 }
 
@@ -130,13 +77,7 @@ std::vector<std::string> types_of(const cJSON* array) {
   return out;
 }
 
-class WebhookOperationsTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (sodium_init() < 0) std::abort();
-    signal(SIGPIPE, SIG_IGN);
-  }
-};
+class WebhookOperationsTest : public DeliveryTest {};
 
 // ---------------------------------------------------------------------------------
 // Events feed
@@ -388,11 +329,11 @@ TEST_F(WebhookOperationsTest, DisablingFailsThePendingDeliveriesAndANewUrlTakesT
                 .status,
             200);
   pause.resume();
-  Json failed = wait_newest(admin, tenant, stopped.id, "failed");
+  Json failed = wait_newest_delivery(admin, tenant, stopped.id, "failed");
   ASSERT_TRUE(failed);
   EXPECT_EQ(json_get_str(failed.get(), "error"), "webhook disabled");
   EXPECT_EQ(json_get_int(failed.get(), "attempts"), 0);
-  Json delivered = wait_newest(admin, tenant, moved.id, "delivered");
+  Json delivered = wait_newest_delivery(admin, tenant, moved.id, "delivered");
   ASSERT_TRUE(delivered);
   EXPECT_EQ(json_get_str(delivered.get(), "url"), receiver.url("/new"));
   ASSERT_EQ(receiver.requests().size(), 1u);
@@ -615,7 +556,7 @@ TEST_F(WebhookOperationsTest, RedeliverySendsTheSameMessageAgainWithAFreshBudget
   Receiver receiver;
   Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
   set_role(admin, tenant, member.id, "ADMIN");
-  Json first = wait_newest(admin, tenant, hook.id, "delivered");
+  Json first = wait_newest_delivery(admin, tenant, hook.id, "delivered");
   ASSERT_TRUE(first);
   int64_t first_id = json_get_int(first.get(), "id").value_or(0);
 
@@ -664,7 +605,7 @@ TEST_F(WebhookOperationsTest, RedeliveryRefusesPendingUnknownAndOtherTenantsDeli
   Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
   Hook foreign = create_hook(admin, other, receiver.url("/other"));
   add_user(admin, other, "MEMBER");
-  Json theirs = wait_newest(admin, other, foreign.id, "delivered");
+  Json theirs = wait_newest_delivery(admin, other, foreign.id, "delivered");
   ASSERT_TRUE(theirs);
   std::string redeliver = webhooks_path(tenant) + "/deliveries/";
   expect_body(
@@ -872,7 +813,7 @@ TEST_F(WebhookOperationsTest, ASubscriptionFailingLongEnoughIsDisabledAndGetsNot
   EXPECT_TRUE(cJSON_IsNull(on["disabled_reason"]));
   receiver.set_fallback({.status = 200});
   set_role(admin, tenant, member.id, "MEMBER");
-  ASSERT_TRUE(wait_newest(admin, tenant, hook.id, "delivered"));
+  ASSERT_TRUE(wait_newest_delivery(admin, tenant, hook.id, "delivered"));
   EXPECT_EQ(sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook.id))[0], "t");
   EXPECT_TRUE(worker.stop());
 }
@@ -890,9 +831,9 @@ TEST_F(WebhookOperationsTest, FewerFailuresThanTheThresholdDoNotDisable) {
       {{"WEBHOOK_DISABLE_AFTER_FAILURES", "2"}, {"WEBHOOK_DISABLE_AFTER_HOURS", "0"}});
   // Delivered, then one failed: the last 2 finished are not all failed.
   set_role(admin, tenant, member.id, "ADMIN");
-  ASSERT_TRUE(wait_newest(admin, tenant, hook.id, "delivered"));
+  ASSERT_TRUE(wait_newest_delivery(admin, tenant, hook.id, "delivered"));
   set_role(admin, tenant, member.id, "MEMBER");
-  ASSERT_TRUE(wait_newest(admin, tenant, hook.id, "failed"));
+  ASSERT_TRUE(wait_newest_delivery(admin, tenant, hook.id, "failed"));
   std::this_thread::sleep_for(2s);
   EXPECT_EQ(sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook.id))[0], "t");
   // A second failure completes the run.
@@ -905,19 +846,6 @@ TEST_F(WebhookOperationsTest, FewerFailuresThanTheThresholdDoNotDisable) {
 // and the webhooks handler stop with one line naming the setting and its
 // range (exit 2).
 TEST_F(WebhookOperationsTest, ASettingOutOfRangeStopsTheProcessWithOneLine) {
-  auto start = [&](const std::string& program, const std::string& setting,
-                   const std::string& value) {
-    std::string script = stack_shell_prelude({{setting, value}}) + "exec timeout -s KILL 10 " +
-                         program + " </dev/null 2>&1 >/dev/null";
-    FILE* p = popen(("/bin/bash -c " + shell_quote(script)).c_str(), "r");
-    if (p == nullptr) return std::pair<int, std::string>{-1, ""};
-    std::string out;
-    char buf[512];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    int raw = pclose(p);
-    return std::pair<int, std::string>{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
-  };
   const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> settings = {
       {"WEBHOOK_DISABLE_AFTER_FAILURES", "0 to 1000", {"-1", "1001", "ten"}},
       {"WEBHOOK_DISABLE_AFTER_HOURS", "0 to 8760", {"-1", "8761", "1.5"}},
@@ -926,10 +854,10 @@ TEST_F(WebhookOperationsTest, ASettingOutOfRangeStopsTheProcessWithOneLine) {
   for (const char* program : {"commerce-admin-worker", "commerce-admin-webhooks"}) {
     for (const auto& [setting, range, bad_values] : settings) {
       for (const std::string& bad : bad_values) {
-        auto [status, err] = start(program, setting, bad);
-        EXPECT_EQ(status, 2) << program << " " << setting << "=" << bad;
-        EXPECT_EQ(err, std::string(program) + ": " + setting + " must be an integer from " + range +
-                           ", got '" + bad + "'\n");
+        Outcome r = run_with_stack_env(program, {{setting, bad}});
+        EXPECT_EQ(r.status, 2) << program << " " << setting << "=" << bad;
+        EXPECT_EQ(r.err, std::string(program) + ": " + setting + " must be an integer from " +
+                             range + ", got '" + bad + "'\n");
       }
     }
   }

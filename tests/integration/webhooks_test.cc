@@ -38,6 +38,7 @@
 #include "own_handler.h"
 #include "receiver.h"
 #include "stack.h"
+#include "webhook_helpers.h"
 
 namespace ca::test {
 namespace {
@@ -46,8 +47,6 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 const std::regex kTimestamp(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$)");
-
-std::string webhooks_path(int64_t tenant) { return "/api/v2/admin/webhooks/" + to_string(tenant); }
 
 std::vector<std::string> keys(const cJSON* obj) {
   std::vector<std::string> out;
@@ -65,28 +64,6 @@ int max_attempts() { return std::stoi(stack_env("WEBHOOK_MAX_ATTEMPTS").value_or
 
 // --- subscriptions and events ---------------------------------------------------
 
-struct Hook {
-  int64_t id = 0;
-  std::string secret;
-};
-
-Hook create_hook(const std::string& token, int64_t tenant, const std::string& url,
-                 const std::string& events = R"(["*"])") {
-  HttpResponse r =
-      http("POST", webhooks_path(tenant),
-           {.token = token, .body = R"({"url":")" + url + R"(","events":)" + events + "}"});
-  EXPECT_EQ(r.status, 201) << r.body;
-  return Hook{r.integer("id"), r.str("secret")};
-}
-
-// Emits member.role_updated (the cheapest event to produce).
-void set_role(const std::string& token, int64_t tenant, int64_t user, const std::string& role) {
-  HttpResponse r =
-      http("POST", "/api/v2/admin/team-members/" + to_string(tenant) + "/" + to_string(user),
-           {.token = token, .body = R"({"role":")" + role + R"("})"});
-  ASSERT_EQ(r.status, 200) << r.body;
-}
-
 // A fresh tenant of the seeded admin, with a MEMBER whose role changes make
 // member.role_updated events (toggle_role).
 struct TenantWithMember {
@@ -101,41 +78,8 @@ TenantWithMember tenant_with_member() {
   return {admin, tenant, member};
 }
 
-// Emits `n` member.role_updated events: the role goes to ADMIN and back.
-void toggle_role(const std::string& token, int64_t tenant, int64_t user, int n) {
-  for (int i = 0; i < n; ++i) set_role(token, tenant, user, i % 2 ? "MEMBER" : "ADMIN");
-}
-
 HttpResponse deliveries(const std::string& token, int64_t tenant, const std::string& query = "") {
   return http("GET", webhooks_path(tenant) + "/deliveries" + query, {.token = token});
-}
-
-// The delivery rows of one subscription, newest first (at most 100).
-HttpResponse hook_deliveries(const std::string& token, int64_t tenant, int64_t hook) {
-  HttpResponse r = deliveries(token, tenant, "?per_page=100&webhook_id=" + to_string(hook));
-  EXPECT_EQ(r.status, 200) << r.body;
-  return r;
-}
-
-// Polls the subscription's newest delivery until `status` (or the deadline).
-Json wait_delivery_status(const std::string& token, int64_t tenant, int64_t hook,
-                          const std::string& status, std::chrono::seconds timeout = 40s) {
-  auto deadline = Clock::now() + timeout;
-  std::string last;
-  while (Clock::now() < deadline) {
-    HttpResponse r = hook_deliveries(token, tenant, hook);
-    const cJSON* first = cJSON_GetArrayItem(r["data"], 0);
-    if (first != nullptr) {
-      last = json_dump(first);
-      if (json_get_str(first, "status") == status) {
-        return Json(cJSON_Duplicate(first, true));
-      }
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  ADD_FAILURE() << "delivery of webhook " << hook << " did not become " << status
-                << "; last seen: " << last;
-  return nullptr;
 }
 
 std::string str_of(const cJSON* obj, const char* key) {
@@ -149,14 +93,8 @@ std::string str_of(const cJSON* obj, const char* key) {
 class DeadPort {
  public:
   DeadPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = bind_loopback(&port_);
+    EXPECT_GE(fd_, 0);
   }
   ~DeadPort() { close(fd_); }
   DeadPort(const DeadPort&) = delete;
@@ -174,16 +112,9 @@ class DeadPort {
 class SilentPort {
  public:
   SilentPort() {
-    // Close-on-exec: a worker the test starts must not hold it open.
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    // Close-on-exec (bind_loopback): a worker the test starts must not hold it open.
+    fd_ = bind_loopback(&port_);
     EXPECT_EQ(listen(fd_, 128), 0);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { accept_loop(); });
   }
   ~SilentPort() { close(); }
@@ -250,14 +181,7 @@ bool run_worker_once(const std::map<std::string, std::string>& overrides = {}) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-class WebhooksTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (sodium_init() < 0) std::abort();
-    // The receiver may answer a worker that was killed meanwhile.
-    signal(SIGPIPE, SIG_IGN);
-  }
-};
+class WebhooksTest : public DeliveryTest {};
 
 // ---------------------------------------------------------------------------------
 // Subscriptions
@@ -295,12 +219,7 @@ TEST_F(WebhooksTest, CreateReturnsTheSubscriptionWithItsSecretOnce) {
   // The list shows it without the secret.
   HttpResponse list = http("GET", webhooks_path(tenant), {.token = admin});
   ASSERT_EQ(list.status, 200) << list.body;
-  EXPECT_EQ(keys(list.json.get()),
-            (std::vector<std::string>{"data", "current_page", "last_page", "per_page", "total"}));
-  EXPECT_EQ(list.integer("total"), 1);
-  EXPECT_EQ(list.integer("current_page"), 1);
-  EXPECT_EQ(list.integer("last_page"), 1);
-  EXPECT_EQ(list.integer("per_page"), 15);
+  expect_single_page(list, 1);
   const cJSON* item = cJSON_GetArrayItem(list["data"], 0);
   EXPECT_EQ(keys(item), (std::vector<std::string>{"id", "url", "events", "description", "is_active",
                                                   "disabled_at", "disabled_reason", "created_at",
@@ -688,7 +607,7 @@ TEST_F(WebhooksTest, DeliveryCarriesTheEventAndAStandardWebhooksSignature) {
 
   TestUser user = add_user(admin, tenant, "MEMBER");
   ASSERT_TRUE(receiver.wait_for(1, 30s)) << "no delivery arrived";
-  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  Json record = wait_newest_delivery(admin, tenant, hook.id, "delivered");
   ASSERT_TRUE(record);
   ReceivedRequest req = receiver.requests()[0];
 
@@ -796,7 +715,7 @@ TEST_F(WebhooksTest, FailingReceiverIsRetriedWithGrowingGapsUntilItAnswers2xx) {
   EXPECT_LT(delay2, 2.5) << delay2;
 
   ASSERT_TRUE(receiver.wait_for(3, 40s)) << receiver.requests().size() << " attempts arrived";
-  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  Json record = wait_newest_delivery(admin, tenant, hook.id, "delivered");
   ASSERT_TRUE(record);
   std::vector<ReceivedRequest> reqs = receiver.requests();
   ASSERT_EQ(reqs.size(), 3u);
@@ -829,7 +748,7 @@ TEST_F(WebhooksTest, DeadReceiverEndsFailedAfterTheLastAttempt) {
   Hook hook = create_hook(admin, tenant, dead.url(), R"(["user.registered"])");
   add_user(admin, tenant, "MEMBER");
 
-  Json record = wait_delivery_status(admin, tenant, hook.id, "failed", 60s);
+  Json record = wait_newest_delivery(admin, tenant, hook.id, "failed", 60s);
   ASSERT_TRUE(record);
   EXPECT_EQ(json_get_int(record.get(), "attempts"), max);
   EXPECT_TRUE(cJSON_IsNull(json_get(record.get(), "response_status")));
@@ -855,7 +774,7 @@ TEST_F(WebhooksTest, RetryAfterOf429And503IsHonoured) {
   Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
   add_user(admin, tenant, "MEMBER");
   ASSERT_TRUE(receiver.wait_for(3, 40s)) << receiver.requests().size() << " attempts arrived";
-  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  Json record = wait_newest_delivery(admin, tenant, hook.id, "delivered");
   ASSERT_TRUE(record);
   std::vector<ReceivedRequest> reqs = receiver.requests();
   double gap1 = seconds(reqs[1].at - reqs[0].at), gap2 = seconds(reqs[2].at - reqs[1].at);
@@ -958,7 +877,7 @@ TEST_F(WebhooksTest, WorkerKilledMidDeliveryLeavesTheRowToBeRetried) {
   // stack's worker retries it, with the same webhook-id.
   pause.resume();
   ASSERT_TRUE(receiver.wait_for(2, 60s)) << "the row was not retried";
-  Json record = wait_delivery_status(admin, tenant, hook.id, "delivered");
+  Json record = wait_newest_delivery(admin, tenant, hook.id, "delivered");
   ASSERT_TRUE(record);
   std::vector<ReceivedRequest> reqs = receiver.requests();
   EXPECT_EQ(reqs[1].headers.at("webhook-id"), reqs[0].headers.at("webhook-id"));
@@ -1093,7 +1012,7 @@ TEST_F(WebhooksTest, DeletedWebhookGetsNothingNewAndKeepsItsRecords) {
   Hook kept = create_hook(admin, tenant, kept_rx.url());
 
   set_role(admin, tenant, member.id, "ADMIN");
-  ASSERT_TRUE(wait_delivery_status(admin, tenant, gone.id, "delivered"));
+  ASSERT_TRUE(wait_newest_delivery(admin, tenant, gone.id, "delivered"));
   ASSERT_TRUE(kept_rx.wait_for(1, 30s));
   HttpResponse del =
       http("DELETE", webhooks_path(tenant) + "?id=" + to_string(gone.id), {.token = admin});
@@ -1132,7 +1051,7 @@ TEST_F(WebhooksTest, DeletingAWebhookEndsItsPendingDeliveries) {
 
   pause.resume();
   ASSERT_TRUE(kept_rx.wait_for(1, 30s));
-  ASSERT_TRUE(wait_delivery_status(admin, tenant, kept.id, "delivered"));
+  ASSERT_TRUE(wait_newest_delivery(admin, tenant, kept.id, "delivered"));
   EXPECT_EQ(gone_rx.requests().size(), 0u);
 }
 
@@ -1148,7 +1067,7 @@ TEST_F(WebhooksTest, DeliveryTimeCheckRefusesPrivateTargets) {
   Hook hook = create_hook(admin, tenant, receiver.url(), R"(["user.registered"])");
   add_user(admin, tenant, "MEMBER");
   WorkerProcess strict(std::map<std::string, std::string>{{"WEBHOOK_ALLOW_PRIVATE_TARGETS", "0"}});
-  Json record = wait_delivery_status(admin, tenant, hook.id, "failed", 60s);
+  Json record = wait_newest_delivery(admin, tenant, hook.id, "failed", 60s);
   ASSERT_TRUE(record);
   // The record a tenant admin reads names no address (a host name's
   // address would map internal DNS); the worker's log has it.
@@ -1173,7 +1092,7 @@ TEST_F(WebhooksTest, DeliveryTimeCheckRefusesDisallowedPorts) {
   sql("UPDATE webhook_deliveries SET url = 'http://127.0.0.1:1023/hook' WHERE tenant_id = " +
       to_string(tenant));
   pause.resume();
-  Json record = wait_delivery_status(admin, tenant, hook.id, "failed", 60s);
+  Json record = wait_newest_delivery(admin, tenant, hook.id, "failed", 60s);
   ASSERT_TRUE(record);
   EXPECT_EQ(str_of(record.get(), "error"),
             "refused to connect: port 1023 is not allowed (webhook targets must use port 80, 443 "
@@ -1218,7 +1137,7 @@ TEST_F(WebhooksTest, HangingReceiverHoldsFourSlotsAndTheNextSubscriptionIsNotKep
   // Four of the hanging subscription's rows are in flight, none has ended.
   EXPECT_EQ(attempts_of(slow_rows), "4|0");
   EXPECT_TRUE(silent.wait_accepted(4, 10s)) << silent.accepted();
-  EXPECT_TRUE(wait_delivery_status(admin, tenant, quick.id, "delivered"));
+  EXPECT_TRUE(wait_newest_delivery(admin, tenant, quick.id, "delivered"));
   // The slots stay held while they hang: no fifth row is started.
   std::this_thread::sleep_for(1500ms);
   EXPECT_EQ(attempts_of(slow_rows), "4|0");
@@ -1267,7 +1186,7 @@ TEST_F(WebhooksTest, TenantWithManyHangingReceiversHoldsEightSlotsAndOtherTenant
   add_user(admin, other, "MEMBER");
   ASSERT_TRUE(fast.wait_for(1, 30s));
   EXPECT_EQ(attempts_of(busy_rows), "8|0");
-  EXPECT_TRUE(wait_delivery_status(admin, other, hook.id, "delivered"));
+  EXPECT_TRUE(wait_newest_delivery(admin, other, hook.id, "delivered"));
 
   for (const Hook& h : hooks) {
     ASSERT_EQ(

@@ -41,6 +41,8 @@ class OwnNginx {
   const std::string& error() const { return error_; }
   // nginx's access log (log_format commerce_admin, flushed within 1 s).
   std::string access_log_path() const { return dir_ + "/nginx/access.log"; }
+  // nginx's error log (its stderr: the dev configuration logs there at warn).
+  std::string error_log_path() const { return dir_ + "/nginx.log"; }
 
  private:
   std::string dir_;

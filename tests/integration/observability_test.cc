@@ -536,19 +536,6 @@ TEST(RoundTrips, MemberRemovalTakesTwoRoundTrips) {
 
 // --- metrics (item 2) ---------------------------------------------------------------
 
-// The value of the sample `series` (name and labels, exactly as printed) in
-// a /metrics body; -1 when absent.
-double sample(const std::string& body, const std::string& series) {
-  std::istringstream in(body);
-  for (std::string line; std::getline(in, line);) {
-    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
-        line[series.size()] == ' ') {
-      return std::stod(line.substr(series.size() + 1));
-    }
-  }
-  return -1;
-}
-
 HttpResponse metrics() {
   HttpResponse r = http("GET", "/metrics");
   EXPECT_EQ(r.status, 200) << r.body;
@@ -561,8 +548,8 @@ TEST(Metrics, RequestsSpreadOverTheProcessesAreCountedExactly) {
   const std::string count = "commerce_admin_http_requests_total{" + ping + R"(,status="2xx"})";
   const std::string histogram = "commerce_admin_http_request_duration_seconds_count{" + ping + "}";
   HttpResponse before = metrics();
-  double count_before = std::max(0.0, sample(before.body, count));
-  double histogram_before = std::max(0.0, sample(before.body, histogram));
+  double count_before = std::max(0.0, metrics_sample(before.body, count));
+  double histogram_before = std::max(0.0, metrics_sample(before.body, histogram));
 
   constexpr int kRequests = 300;
   std::vector<HttpResponse> answers =
@@ -570,11 +557,11 @@ TEST(Metrics, RequestsSpreadOverTheProcessesAreCountedExactly) {
   for (const HttpResponse& r : answers) ASSERT_EQ(r.status, 200) << r.body;
 
   HttpResponse after = metrics();
-  EXPECT_EQ(sample(after.body, count) - count_before, kRequests) << after.body;
-  EXPECT_EQ(sample(after.body, histogram) - histogram_before, kRequests);
-  EXPECT_EQ(sample(after.body, "commerce_admin_http_request_duration_seconds_bucket{" + ping +
-                                   R"(,le="+Inf"})"),
-            sample(after.body, histogram));
+  EXPECT_EQ(metrics_sample(after.body, count) - count_before, kRequests) << after.body;
+  EXPECT_EQ(metrics_sample(after.body, histogram) - histogram_before, kRequests);
+  EXPECT_EQ(metrics_sample(after.body, "commerce_admin_http_request_duration_seconds_bucket{" +
+                                           ping + R"(,le="+Inf"})"),
+            metrics_sample(after.body, histogram));
   // Each process of the group counts in a file of its own (the stack runs two).
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(state_dir() + "/run")) {
@@ -591,9 +578,9 @@ TEST(Metrics, StatusClassesAndUnmatchedRoutesAreCounted) {
   const std::string unauthenticated =
       R"(commerce_admin_http_requests_total{group="tenants",method="GET",)"
       R"(route="/api/v2/admin/tenants",status="4xx"})";
-  double before = std::max(0.0, sample(metrics().body, unauthenticated));
+  double before = std::max(0.0, metrics_sample(metrics().body, unauthenticated));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(http("GET", "/api/v2/admin/tenants").status, 401);
-  EXPECT_EQ(sample(metrics().body, unauthenticated) - before, 3);
+  EXPECT_EQ(metrics_sample(metrics().body, unauthenticated) - before, 3);
 }
 
 TEST(Metrics, OnlyAllowedAddressesGetThem) {
@@ -614,25 +601,27 @@ TEST(Metrics, BacklogGaugesAndTheWorkersLastPass) {
         http("POST", "/api/v2/admin/webhooks/" + to_string(tenant),
              {.token = admin, .body = R"({"url":")" + receiver.url() + R"(","events":["*"]})"});
     ASSERT_EQ(created.status, 201) << created.body;
-    double pending_before = sample(metrics().body, "commerce_admin_webhook_deliveries_pending");
+    double pending_before =
+        metrics_sample(metrics().body, "commerce_admin_webhook_deliveries_pending");
     ASSERT_GE(pending_before, 0);
     add_user(admin, tenant, "MEMBER");  // user.registered, member.added: deliveries wait
     body = metrics().body;
-    EXPECT_GT(sample(body, "commerce_admin_webhook_deliveries_pending"), pending_before) << body;
+    EXPECT_GT(metrics_sample(body, "commerce_admin_webhook_deliveries_pending"), pending_before)
+        << body;
   }
-  EXPECT_EQ(sample(body, "commerce_admin_database_up"), 1);
+  EXPECT_EQ(metrics_sample(body, "commerce_admin_database_up"), 1);
   for (const char* gauge :
        {"commerce_admin_webhook_oldest_due_seconds",
         "commerce_admin_webhook_deliveries_failed_last_hour", "commerce_admin_webhooks_failing",
         "commerce_admin_push_pending", R"(commerce_admin_db_unavailable_total{group="auth"})",
         R"(commerce_admin_db_statement_timeouts_total{group="auth"})"}) {
-    EXPECT_GE(sample(body, gauge), 0) << gauge << "\n" << body;
+    EXPECT_GE(metrics_sample(body, gauge), 0) << gauge << "\n" << body;
   }
   // The stack's worker passes every second and records each good one.
   auto deadline = Clock::now() + 20s;
   double last = -1;
   while (Clock::now() < deadline) {
-    last = sample(metrics().body, "commerce_admin_worker_last_success_timestamp_seconds");
+    last = metrics_sample(metrics().body, "commerce_admin_worker_last_success_timestamp_seconds");
     if (last > 0 && std::abs(last - static_cast<double>(std::time(nullptr))) < 10) break;
     std::this_thread::sleep_for(200ms);
   }

@@ -745,4 +745,15 @@ void expect_single_page(const HttpResponse& r, int64_t total) {
   EXPECT_EQ(r.integer("total"), total);
 }
 
+double metrics_sample(const std::string& body, const std::string& series) {
+  std::istringstream in(body);
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
+        line[series.size()] == ' ') {
+      return std::stod(line.substr(series.size() + 1));
+    }
+  }
+  return -1;
+}
+
 }  // namespace ca::test

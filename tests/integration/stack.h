@@ -345,6 +345,10 @@ HttpResponse expect_refused_without_work(const std::string& tables,
                                          const std::function<HttpResponse()>& member,
                                          const std::string& member_statement);
 
+// The value of the sample `series` (name and labels, exactly as printed) in
+// a /metrics body; -1 when absent.
+double metrics_sample(const std::string& body, const std::string& series);
+
 // A first page that holds every row: the page envelope's members in order
 // (data, current_page, last_page, per_page, total), page 1 of 1, 15 per page
 // (the default), `total` rows.

@@ -867,14 +867,6 @@ TEST_F(WebhookOperationsTest, ASettingOutOfRangeStopsTheProcessWithOneLine) {
 // Metrics
 // ---------------------------------------------------------------------------------
 
-// The value of the series `name` (with its labels) in a /metrics body; -1
-// when absent.
-double sample(const std::string& body, const std::string& name) {
-  size_t at = body.find("\n" + name + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(body.substr(at + name.size() + 2));
-}
-
 TEST_F(WebhookOperationsTest, MetricsCountDisabledSubscriptionsAndDeliveriesByOutcome) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
@@ -885,9 +877,9 @@ TEST_F(WebhookOperationsTest, MetricsCountDisabledSubscriptionsAndDeliveriesByOu
   const std::string delivered =
       R"(commerce_admin_webhook_deliveries_last_hour{outcome="delivered"})";
   const std::string failed = R"(commerce_admin_webhook_deliveries_last_hour{outcome="failed"})";
-  EXPECT_GE(sample(before.body, failed), 0) << before.body;
-  double delivered_before = sample(before.body, delivered);
-  double disabled_before = sample(before.body, "commerce_admin_webhooks_disabled");
+  EXPECT_GE(metrics_sample(before.body, failed), 0) << before.body;
+  double delivered_before = metrics_sample(before.body, delivered);
+  double disabled_before = metrics_sample(before.body, "commerce_admin_webhooks_disabled");
   ASSERT_GE(delivered_before, 0) << before.body;
   ASSERT_GE(disabled_before, 0) << before.body;
 
@@ -900,8 +892,8 @@ TEST_F(WebhookOperationsTest, MetricsCountDisabledSubscriptionsAndDeliveriesByOu
           .status,
       200);
   HttpResponse after = http("GET", "/metrics");
-  EXPECT_GE(sample(after.body, delivered), delivered_before + 1);
-  EXPECT_EQ(sample(after.body, "commerce_admin_webhooks_disabled"), disabled_before + 1);
+  EXPECT_GE(metrics_sample(after.body, delivered), delivered_before + 1);
+  EXPECT_EQ(metrics_sample(after.body, "commerce_admin_webhooks_disabled"), disabled_before + 1);
   EXPECT_NE(after.body.find("# TYPE commerce_admin_webhooks_disabled gauge\n"), std::string::npos);
 }
 

@@ -230,8 +230,10 @@ Result<Principal> key_check_result(const Ctx& ctx, const ApiKeyParts& key,
     }
     if (state == kKeyScopeState) {
       note_key_outcome(ApiKeyOutcome::kOutsideScope);
-      return Error::forbidden("This API key does not have the " +
-                              std::string(scope_name(ctx.scope)) + " scope");
+      std::string message = "This API key does not have the ";
+      message += scope_name(ctx.scope);
+      message += " scope";
+      return Error::forbidden(std::move(message));
     }
     return Error::database(r.error());
   }

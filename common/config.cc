@@ -285,6 +285,8 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   c.db_statement_timeout_seconds =
       static_cast<int>(int_env(program, "DB_STATEMENT_TIMEOUT_SECONDS", 20, 1, 25));
   c.retention_days = static_cast<int>(int_env(program, "RETENTION_DAYS", 30, 0, 36500));
+  c.audit_retention_days =
+      static_cast<int>(int_env(program, "AUDIT_RETENTION_DAYS", 365, 0, 36500));
   c.login_max_failures = static_cast<int>(int_env(program, "LOGIN_MAX_FAILURES", 5, 0, 1000));
   c.login_failure_window_seconds =
       static_cast<int>(int_env(program, "LOGIN_FAILURE_WINDOW_SECONDS", 900, 1, 86400));

@@ -86,6 +86,9 @@ struct Config {
   // The worker purges finished webhook deliveries and their events after
   // this many days; 0 keeps them for ever.
   int retention_days = 30;
+  // The worker purges audit log entries (sql/056) after this many days
+  // (AUDIT_RETENTION_DAYS); 0 keeps them for ever.
+  int audit_retention_days = 365;
 
   // Outgoing mail (docs/decisions/0097-mail-outbox.md): on when MAIL_URL is
   // set; then MAIL_FROM and PUBLIC_URL are required. Handlers only ask

@@ -36,6 +36,25 @@
   "e AS (INSERT INTO events (tenant_id, type, payload) " SELECT \
   " RETURNING tenant_id, id, type), d AS (" CA_DELIVERIES_FOR_EVENTS_IN_E(TENANT) ")"
 
+// CA_EVENTS_CTE for a write that records its audit entry in the same
+// statement (common/audit.h, CA_AUDIT_CTE, which must come first): each
+// event also gets the entry's actor when that is an API key, `{type, id,
+// name}` as the audit log shows it; a write made with a session leaves it
+// NULL (docs/design/events.md "Actor").
+#define CA_AUDITED_EVENTS_CTE(TENANT, SELECT)                   \
+  "e AS (INSERT INTO events (tenant_id, type, payload, actor) " \
+  "SELECT ev.*, " CA_EVENT_ACTOR_OF_AU                          \
+  " "                                                           \
+  "FROM (" SELECT                                               \
+  ") AS ev (tenant_id, type, payload) "                         \
+  "RETURNING tenant_id, id, type), d AS (" CA_DELIVERIES_FOR_EVENTS_IN_E(TENANT) ")"
+
+// The events' `actor` of a statement with an audit CTE `au`: its actor when
+// that is an API key, else NULL.
+#define CA_EVENT_ACTOR_OF_AU                                                    \
+  "(SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name', " \
+  "  a.actor_name) FROM au a WHERE a.actor_type = 'api_key' LIMIT 1)"
+
 namespace ca {
 
 // The event as a query to send with others (a pipeline, WriteTx::commit()).

@@ -8,6 +8,7 @@
 #include "announcement_input.h"
 #include "announcement_json.h"
 #include "announcements.h"
+#include "audit.h"
 #include "auth.h"
 #include "db.h"
 #include "error.h"
@@ -19,8 +20,9 @@
 namespace ca {
 namespace {
 
-// $1 tenant, $2..$21 the writable columns (announcement_params), $22 creator.
-// The insert and, when it is published, its event: one statement (events.h).
+// $1 tenant, $2..$21 the writable columns (announcement_params), $22 creator,
+// $23 the caller (audit_who()). The insert, its audit entry (audit.h) and,
+// when it is published, its event: one statement (events.h).
 const Statement kCreate{
     "announcements_create",
     "WITH a AS (INSERT INTO announcements (tenant_id, title, summary, content, type, priority, "
@@ -32,11 +34,21 @@ const Statement kCreate{
     "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *), "
     "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
     "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
-    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$1",
+    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.id, a.tenant_id, a.status "
+    "  FROM a JOIN users u ON u.id = a.created_by), "
+    CA_AUDIT_CTE("$1", "$23",
+        "SELECT 'announcement.created', 'announcement', r.id, NULL FROM r") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
         "WHERE r.status = 'published'") " "
     "SELECT r.json FROM r"};
+
+// The fields of an announcement an update may change (the audit entry's
+// `changed` names those whose value differs).
+#define CA_ANNOUNCEMENT_WRITABLE                                                          \
+  "'{title,summary,content,type,priority,status,is_push_enabled,is_public,scheduled_at,"  \
+  "expires_at,topic,push_title,push_body,push_data,target_type,target_value,push_status," \
+  "attachment_type,attachment_url,attachment_metadata}'"
 
 // The record to merge an update into, locked until the update commits (the
 // worker's claims skip it meanwhile).
@@ -46,11 +58,17 @@ const Statement kLoadForUpdate{"announcements_load_for_update",
                                "WHERE a.tenant_id = $1 AND a.id = $2 FOR UPDATE"};
 
 // $1 tenant, $2 id, $3..$22 the writable columns (announcement_params), $23
-// true when it was not published: a published result writes its event.
+// true when it was not published: a published result writes its event; $24
+// the caller (audit_who()). `o` is the record before, for the audit entry's
+// `changed` (locked since the first round trip; the update joins it, so
+// it is read first on Citus too, where a CTE may run as a step of its own).
 // ca_pick (sql/033) rather than CASE around now(), which Citus refuses.
 const Statement kUpdate{
     "announcements_update",
-    "WITH a AS (UPDATE announcements SET title = $3, summary = $4, content = $5, type = $6, "
+    "WITH o AS (SELECT a.id AS id_before, " CA_ANNOUNCEMENT_JSON " FROM announcements a "
+    "  JOIN users u ON u.id = a.created_by WHERE a.tenant_id = $1 AND a.id = $2 "
+    "  FOR UPDATE OF a), "
+    "a AS (UPDATE announcements SET title = $3, summary = $4, content = $5, type = $6, "
     "  priority = $7, status = $8, is_push_enabled = $9, is_public = $10, "
     "  scheduled_at = $11::timestamptz, expires_at = $12::timestamptz, topic = $13, "
     "  push_title = $14, push_body = $15, push_data = $16::jsonb, target_type = $17, "
@@ -59,23 +77,38 @@ const Statement kUpdate{
     "  published_at = ca_pick($8 = 'published' AND status <> 'published', now(), "
     "                         published_at), "
     "  updated_at = now() "
-    "WHERE tenant_id = $1 AND id = $2 RETURNING *), "
+    "FROM o WHERE tenant_id = $1 AND id = o.id_before RETURNING announcements.*), "
     "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
     "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
-    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$1",
+    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.id, a.tenant_id, a.status "
+    "  FROM a JOIN users u ON u.id = a.created_by), "
+    CA_AUDIT_CTE("$1", "$24",
+        "SELECT 'announcement.updated', 'announcement', r.id, "
+        "  ca_changed(o.json::jsonb, r.json::jsonb, " CA_ANNOUNCEMENT_WRITABLE ") FROM r, o") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
         "WHERE $23::boolean AND r.status = 'published'") " "
     "SELECT r.json FROM r"};
 
 // Every status may move to archived; archiving again changes nothing. A push
-// that has not gone out yet never will.
+// that has not gone out yet never will. $3 the caller (audit_who()). `o`,
+// the row before, locked first (the update joins it): the audit entry's
+// `changed` ([] when it was archived already).
 const Statement kArchive{
     "announcements_archive",
-    "WITH a AS (UPDATE announcements SET status = 'archived', "
+    "WITH o AS (SELECT id AS archived_id, status AS status_before, "
+    "  push_status AS push_status_before FROM announcements "
+    "  WHERE tenant_id = $1 AND id = $2 FOR UPDATE), "
+    "a AS (UPDATE announcements SET status = 'archived', "
     "  push_status = CASE WHEN push_status = 'pending' THEN 'skipped' ELSE push_status END, "
     "  updated_at = ca_pick(status = 'archived', updated_at, now()) "
-    "WHERE tenant_id = $1 AND id = $2 RETURNING id), "
+    "FROM o WHERE tenant_id = $1 AND id = o.archived_id "
+    "RETURNING id, status, push_status, o.status_before, o.push_status_before), "
+    CA_AUDIT_CTE("$1", "$3",
+        "SELECT 'announcement.archived', 'announcement', a.id, ca_changed("
+        "  jsonb_build_object('status', a.status_before, 'push_status', a.push_status_before), "
+        "  jsonb_build_object('status', a.status, 'push_status', a.push_status), "
+        "  '{status,push_status}') FROM a") ", "
     "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
     "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1) "
     "SELECT id FROM a"};
@@ -123,6 +156,7 @@ Result<Response> announcements_create(Ctx& ctx) {
     std::vector<Param> params{who.tenant_id};
     announcement_params(fields, &params);
     params.emplace_back(who.user_id);
+    params.emplace_back(audit_who(ctx, who));
     return params;
   };
   if (fields.target_type == "users" && fields.target_value) {
@@ -178,6 +212,7 @@ Result<Response> announcements_update(Ctx& ctx) {
   std::vector<Param> params{tenant_id, id};
   announcement_params(fields, &params);
   params.emplace_back(previous_status != "published");
+  params.emplace_back(audit_who(ctx, w.who()));
   CA_TRY(done, w.commit({{&kUpdate, params}}));
   return Response::success(200, "Announcement updated", json_rendered(done[0].rows(), 0));
 }
@@ -185,7 +220,7 @@ Result<Response> announcements_update(Ctx& ctx) {
 Result<Response> announcements_archive(Ctx& ctx) {
   // The session check and the archiving: one round trip (common/write.h).
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kArchive, {who.tenant_id, ctx.req.params[0]}}};
+           return Queries{{&kArchive, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
          }));
   if (w.results[0].rows().empty()) return Error::not_found("Announcement not found");
   return Response::success(200, "Announcement archived");

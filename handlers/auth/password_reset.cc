@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "audit.h"
 #include "config.h"
 #include "db.h"
 #include "error.h"
@@ -95,6 +96,18 @@ const Statement kResetRevokeSessions{
 const Statement kResetMail{"password_reset_mail",
                            "INSERT INTO mails (tenant_id, kind, recipient) "
                            "VALUES (0, 'password_changed', $1)"};
+
+// $1 email, $2 the request (audit_who()). The audit entry of the reset,
+// user.password_reset, by and of the account: an account belongs to no
+// tenant, so it is kept under tenant 0, as its mails are (sql/056,
+// decision 0112).
+const Statement kResetAudit{
+    "password_reset_audit",
+    "WITH " CA_AUDIT_CTE_AS("0", "$2",
+        "SELECT 'user', u.id, u.name FROM users u WHERE lower(u.email) = lower($1)",
+        "SELECT 'user.password_reset', 'user', u.id, NULL FROM users u "
+        "WHERE lower(u.email) = lower($1)") " "
+    "SELECT count(*) AS written FROM au"};
 
 Error not_available() {
   return Error::not_found("Password reset is not available: this service sends no mail");
@@ -197,6 +210,7 @@ Result<Response> password_reset_handler(Ctx& ctx) {
       {&kResetPassword, {email, *hashed, "now", kInvalidToken}},
       {&kResetRevokeSessions, {email}},
       {&kResetMail, {email}},
+      {&kResetAudit, {email, audit_who(ctx, Principal{})}},
   });
   for (DbResult& each : done) {
     if (!each.ok()) return Error::database(each.error());

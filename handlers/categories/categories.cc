@@ -1,5 +1,6 @@
 #include "categories.h"
 
+#include "audit.h"
 #include "auth.h"
 #include "db.h"
 #include "error.h"
@@ -29,27 +30,45 @@ const Statement kList{
     "  SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3)) "
     "ORDER BY c.id DESC"};
 
-// The insert and its category.created event: one statement (events.h).
+// The insert, its audit entry (audit.h) and its category.created event: one
+// statement (events.h). $4 the caller (audit_who()).
 const Statement kCreate{
     "categories_create",
     "WITH c AS (INSERT INTO categories (tenant_id, name, description) "
-    "  VALUES ($1, $2, $3) RETURNING *), " CA_EVENTS_CTE("$1",
+    "  VALUES ($1, $2, $3) RETURNING *), "
+    CA_AUDIT_CTE("$1", "$4", "SELECT 'category.created', 'category', c.id, NULL FROM c") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id, c.name, "
         "  c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM c") " "
     "SELECT " CA_CATEGORY_JSON " FROM c"};
 
-// Atomic: concurrent toggles each flip the stored value once.
+// Atomic: concurrent toggles each flip the stored value once. $3 the caller
+// (audit_who()).
 const Statement kToggle{
     "categories_toggle",
-    "UPDATE categories c SET is_published = NOT c.is_published, updated_at = now() "
-    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_JSON ", c.is_published"};
+    "WITH c AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at = now() "
+    "  WHERE c.tenant_id = $1 AND c.id = $2 RETURNING *), "
+    CA_AUDIT_CTE("$1", "$3",
+        "SELECT 'category.toggled', 'category', c.id, '{is_published}'::text[] FROM c") " "
+    "SELECT " CA_CATEGORY_JSON ", c.is_published FROM c"};
 
-// $3 name or NULL (keep); $4 true when description was sent, $5 its value.
+// $3 name or NULL (keep); $4 true when description was sent, $5 its value;
+// $6 the caller (audit_who()). `o`, the row before, locked first (the
+// update joins it): the audit entry's `changed` compares the two.
 const Statement kUpdate{
     "categories_update",
-    "UPDATE categories c SET name = COALESCE($3, c.name), "
+    "WITH o AS (SELECT id, name, description FROM categories "
+    "  WHERE tenant_id = $1 AND id = $2 FOR UPDATE), "
+    "c AS (UPDATE categories c SET name = COALESCE($3, c.name), "
     "  description = CASE WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now() "
-    "WHERE c.tenant_id = $1 AND c.id = $2 RETURNING " CA_CATEGORY_JSON};
+    "  FROM o WHERE c.tenant_id = $1 AND c.id = o.id "
+    "  RETURNING c.*, o.name AS name_before, o.description AS description_before), "
+    CA_AUDIT_CTE("$1", "$6",
+        "SELECT 'category.updated', 'category', c.id, ca_changed("
+        "  jsonb_build_object('name', c.name_before, 'description', c.description_before), "
+        "  jsonb_build_object('name', c.name, 'description', c.description), "
+        "  '{name,description}') FROM c") " "
+    "SELECT " CA_CATEGORY_JSON " FROM c"};
 
 // Deleting a category detaches its products (docs/design/api-conventions.md), and a detached
 // product has changed: its category_id becomes null, its updated_at moves
@@ -67,14 +86,15 @@ const Statement kLockProductsForDelete{
     "SELECT 1 FROM products WHERE tenant_id = $1 AND category_id = $2 AND deleted_at IS NULL "
     "ORDER BY id FOR NO KEY UPDATE"};
 
-// The second round trip detaches them. updated_at is statement_timestamp():
-// this statement starts after every lock is held, so after any product
-// update that committed meanwhile (the transaction's now() was before the
-// waits); clock_timestamp() would do too but is VOLATILE, which Citus
-// refuses in an UPDATE of a distributed table. Soft-deleted products are
-// detached in their own statement too (no event, updated_at kept): on Citus
-// the foreign key is NO ACTION (sql/027), and on single-node its ON DELETE
-// SET NULL then finds nothing left to do.
+// The second round trip detaches them, deletes the category and writes its
+// audit entry ($3 the caller, audit_who()): one entry, category.deleted;
+// the products it detached are not entries of their own (decision 0112).
+// updated_at is statement_timestamp(): this statement starts after every
+// lock is held, so after any product update that committed meanwhile (the
+// transaction's now() was before the waits); clock_timestamp() would do too but is VOLATILE, which
+// Citus refuses in an UPDATE of a distributed table. Soft-deleted products are detached in their
+// own statement too (no event, updated_at kept): on Citus the foreign key is NO ACTION (sql/027),
+// and on single-node its ON DELETE SET NULL then finds nothing left to do.
 const Statement kDelete{
     "categories_delete",
     "WITH moved AS ("
@@ -84,12 +104,11 @@ const Statement kDelete{
     "deleted AS ("
     "  UPDATE products p SET category_id = NULL "
     "  WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NOT NULL), "
-    "e AS ("
-    "  INSERT INTO events (tenant_id, type, payload) "
-    "  SELECT m.tenant_id, 'product.updated', m.api_json::jsonb FROM moved m ORDER BY m.id "
-    "  RETURNING tenant_id, id, type), "
-    "fanned AS (" CA_DELIVERIES_FOR_EVENTS_IN_E("$1") ") "
-    "DELETE FROM categories WHERE tenant_id = $1 AND id = $2"};
+    "gone AS (DELETE FROM categories WHERE tenant_id = $1 AND id = $2 RETURNING id), "
+    CA_AUDIT_CTE("$1", "$3", "SELECT 'category.deleted', 'category', gone.id, NULL FROM gone") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
+        "SELECT m.tenant_id, 'product.updated', m.api_json::jsonb FROM moved m ORDER BY m.id") " "
+    "SELECT count(*) AS deleted FROM gone"};
 
 Error not_found() { return Error::not_found("Category not found"); }
 
@@ -115,14 +134,15 @@ Result<Response> categories_create(Ctx& ctx) {
     return refuse_before_write(ctx, Access::tenant_header(), body, errs);
   // A taken name: 422 (common/error.cc).
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kCreate, {who.tenant_id, name.value, opt(description)}}};
+           return Queries{
+               {&kCreate, {who.tenant_id, name.value, opt(description), audit_who(ctx, who)}}};
          }));
   return Response::success(201, "Category created", json_rendered(w.results[0].rows(), 0));
 }
 
 Result<Response> categories_toggle(Ctx& ctx) {
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kToggle, {who.tenant_id, ctx.req.params[0]}}};
+           return Queries{{&kToggle, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
          }));
   const Rows& rows = w.results[0].rows();
   if (rows.empty()) return not_found();
@@ -149,7 +169,7 @@ Result<Response> categories_update(Ctx& ctx) {
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kUpdate,
                            {who.tenant_id, ctx.req.params[0], opt(name), description.present,
-                            opt(description)}}};
+                            opt(description), audit_who(ctx, who)}}};
          }));
   const Rows& rows = w.results[0].rows();
   if (rows.empty()) return not_found();
@@ -163,7 +183,8 @@ Result<Response> categories_delete(Ctx& ctx) {
                           {&kLockProductsForDelete, {who.tenant_id, ctx.req.params[0]}}};
          }));
   if (w.check(0).rows().empty()) return not_found();
-  CA_TRY(done, w.commit({{&kDelete, {w.who().tenant_id, ctx.req.params[0]}}}));
+  CA_TRY(done,
+         w.commit({{&kDelete, {w.who().tenant_id, ctx.req.params[0], audit_who(ctx, w.who())}}}));
   (void)done;
   return Response::success(200, "Category deleted");
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "audit.h"
 #include "auth.h"
 #include "db.h"
 #include "error.h"
@@ -86,7 +87,8 @@ const Statement kCreate{
     "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
     "  SELECT $1, o.status, pg_backend_pid() % 16, 1 FROM o "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + 1), "
-    CA_EVENTS_CTE("$1",
+    CA_AUDIT_CTE("$1", "$11", "SELECT 'order.created', 'order', o.id, NULL FROM o") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT o.tenant_id, 'order.created', "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "
         "                      cardinality($6::bigint[]), NULL)::jsonb "
@@ -286,10 +288,11 @@ Result<Response> orders_create(Ctx& ctx) {
     notes.push_back(quoted(item.notes));
   }
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kCreate,
-                           {who.tenant_id, who.user_id, *in.address_id, in.payment_type,
-                            in.total_amount, product_ids(in), array_literal(sizes),
-                            array_literal(qtys), array_literal(amounts), array_literal(notes)}}};
+           return Queries{
+               {&kCreate,
+                {who.tenant_id, who.user_id, *in.address_id, in.payment_type, in.total_amount,
+                 product_ids(in), array_literal(sizes), array_literal(qtys), array_literal(amounts),
+                 array_literal(notes), audit_who(ctx, who)}}};
          }));
   const Rows& rows = w.results[0].rows();
   if (rows.is_null(0, "json")) {  // a check failed: nothing was written

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "audit.h"
 #include "auth.h"
 #include "db.h"
 #include "error.h"
@@ -45,7 +46,9 @@ const Statement kSetStatus{
     "  FROM o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n) "
     "  WHERE $3::text <> $4::text ORDER BY s.status "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + EXCLUDED.n), "
-    CA_EVENTS_CTE("$1",
+    CA_AUDIT_CTE("$1", "$5",
+        "SELECT 'order.status_changed', 'order', o.id, '{status}'::text[] FROM o") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT o.tenant_id, t.type, "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items, t.previous)"
         "  ::jsonb "
@@ -89,7 +92,7 @@ Result<Response> orders_update_status(Ctx& ctx) {
     errs.add("status", "The order cannot move from " + previous + " to " + status.value + ".");
     return Error::invalid(errs);
   }
-  Queries writes{{&kSetStatus, {tenant_id, id, status.value, previous}},
+  Queries writes{{&kSetStatus, {tenant_id, id, status.value, previous, audit_who(ctx, w.who())}},
                  order_load_query(tenant_id, id)};
   CA_TRY(done, w.commit(writes));
   CA_TRY(order, order_from_result(done.back()));

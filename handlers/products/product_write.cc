@@ -2,6 +2,7 @@
 // Each write and its outbox event: one statement, one round trip (common/write.h).
 #include <cstdio>
 
+#include "audit.h"
 #include "auth.h"
 #include "error.h"
 #include "events.h"
@@ -34,25 +35,35 @@ const Statement kCreate{
     "p AS (INSERT INTO products (tenant_id, name, description, price, stock, category_id, "
     "  published) SELECT $1, $2::text, $3::text, $4::numeric, COALESCE($5::integer, 0), "
     "  $6::bigint, COALESCE($7::boolean, true) FROM c WHERE c.ok "
-    "  RETURNING tenant_id, api_json), "
+    "  RETURNING id, tenant_id, api_json), "
     "n AS (INSERT INTO product_counts AS k (tenant_id, live) SELECT $1, 1 FROM p "
-    "  ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1), " CA_EVENTS_CTE("$1",
+    "  ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1), "
+    CA_AUDIT_CTE("$1", "$8", "SELECT 'product.created', 'product', p.id, NULL FROM p") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
 // Only sent fields change: $n NULL keeps the column for required fields; for
-// nullable ones a "sent" flag tells "clear" from "keep".
+// nullable ones a "sent" flag tells "clear" from "keep". `o` is the row
+// before, locked first (the update joins it, so it cannot run before it):
+// the audit entry's `changed` compares the two.
 const Statement kUpdate{
     "products_update",
     "WITH c AS (SELECT $9::bigint IS NULL OR EXISTS ("
     "  SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $9::bigint) AS ok), "
+    "o AS (SELECT id, api_json FROM products "
+    "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), "
     "p AS (UPDATE products p SET name = COALESCE($3, p.name), "
     "  description = CASE WHEN $4::boolean THEN $5 ELSE p.description END, "
     "  price = COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock), "
     "  category_id = CASE WHEN $8::boolean THEN $9::bigint ELSE p.category_id END, "
     "  published = COALESCE($10::boolean, p.published), updated_at = now() "
-    "  FROM c WHERE c.ok AND p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.tenant_id, p.api_json), " CA_EVENTS_CTE("$1",
+    "  FROM c, o WHERE c.ok AND p.tenant_id = $1 AND p.id = o.id AND p.deleted_at IS NULL "
+    "  RETURNING p.id, p.tenant_id, p.api_json, o.api_json AS before), "
+    CA_AUDIT_CTE("$1", "$11",
+        "SELECT 'product.updated', 'product', p.id, ca_changed(p.before::jsonb, p.api_json::jsonb, "
+        "  '{name,description,price,stock,category_id,published}') FROM p") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.updated', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
 
@@ -60,9 +71,11 @@ const Statement kDelete{
     "products_delete",
     "WITH p AS (UPDATE products p SET deleted_at = now(), updated_at = now() "
     "  WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.tenant_id, p.api_json), "
+    "  RETURNING p.id, p.tenant_id, p.api_json), "
     "n AS (UPDATE product_counts SET live = live - 1 "
-    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM p)), " CA_EVENTS_CTE("$1",
+    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM p)), "
+    CA_AUDIT_CTE("$1", "$3", "SELECT 'product.deleted', 'product', p.id, NULL FROM p") ", "
+    CA_AUDITED_EVENTS_CTE("$1",
         "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM p") " "
     "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN p ON true"};
 
@@ -135,11 +148,12 @@ Result<Response> products_create(Ctx& ctx) {
   ProductInput p;
   if (body.ok()) p = read_product(body->get(), errs, /*creating=*/true);
   if (!body.ok() || !errs.empty()) return refuse(ctx, body, p, errs);
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kCreate,
-                           {who.tenant_id, p.name.value, opt(p.description), p.price.value,
-                            opt(p.stock), opt(p.category_id), opt(p.published)}}};
-         }));
+  CA_TRY(
+      w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+        return Queries{{&kCreate,
+                        {who.tenant_id, p.name.value, opt(p.description), p.price.value,
+                         opt(p.stock), opt(p.category_id), opt(p.published), audit_who(ctx, who)}}};
+      }));
   CA_TRY(product, written_product(w.results[0].rows()));
   return Response::json(201, product);
 }
@@ -154,7 +168,7 @@ Result<Response> products_update(Ctx& ctx) {
            return Queries{{&kUpdate,
                            {who.tenant_id, ctx.req.params[0], opt(p.name), p.description.present,
                             opt(p.description), opt(p.price), opt(p.stock), p.category_id.present,
-                            opt(p.category_id), opt(p.published)}}};
+                            opt(p.category_id), opt(p.published), audit_who(ctx, who)}}};
          }));
   CA_TRY(product, written_product(w.results[0].rows()));
   return Response::json(200, product);
@@ -162,7 +176,7 @@ Result<Response> products_update(Ctx& ctx) {
 
 Result<Response> products_delete(Ctx& ctx) {
   CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kDelete, {who.tenant_id, ctx.req.params[0]}}};
+           return Queries{{&kDelete, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
          }));
   if (w.results[0].rows().is_null(0, "json")) return Error::not_found("Product not found");
   Json out = json_object();

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "audit.h"
 #include "auth.h"
 #include "config.h"
 #include "db.h"
@@ -41,21 +42,27 @@ namespace {
 // token stops working), so there is at most one per email, and a lost
 // token or a changed role is fixed by inviting again. The tenant row is
 // locked by the caller, so two invites of one email cannot both replace.
+// $7 the caller (audit_who()): the audit entry member.invited, whose
+// target is the invitation (there is no member yet; decision 0112).
 const Statement kCreate{
     "invitations_create",
     "WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() "
     "    WHERE tenant_id = $1 AND lower(email) = lower($2) AND status = 'pending' "
-    "      AND expires_at > now()) "
-    "INSERT INTO invitations AS i (tenant_id, email, role, token_hash, invited_by, expires_at) "
-    "SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6) "
-    "WHERE NOT EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id "
-    "                  WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)) "
-    "RETURNING " CA_INVITATION_STORED_JSON};
+    "      AND expires_at > now()), "
+    "created AS (INSERT INTO invitations AS i "
+    "      (tenant_id, email, role, token_hash, invited_by, expires_at) "
+    "    SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6) "
+    "    WHERE NOT EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id "
+    "                      WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)) "
+    "    RETURNING " CA_INVITATION_STORED_JSON "), "
+    CA_AUDIT_CTE("$1", "$7", "SELECT 'member.invited', 'invitation', c.id, NULL FROM created c") " "
+    "SELECT id, status, json FROM created"};
 
 // The same with mail configured (docs/decisions/0098-invitations-by-mail.md):
 // $7 the token's secret. The invitee's mail goes to the outbox (sql/041)
 // in the same statement, holding the token (inv_<tenant>_<id>_<secret>,
 // invitation_token.h) until the worker has sent it; the answer does not.
+// $8 the caller (audit_who()), as above.
 const Statement kCreateMailed{
     "invitations_create_mailed",
     "WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() "
@@ -73,7 +80,8 @@ const Statement kCreateMailed{
     "      'token', 'inv_' || $1::bigint || '_' || c.id || '_' || $7::text, "
     "      'tenant_name', t.name, 'inviter_name', u.name, 'role', c.role, "
     "      'expires_at', ca_ts(c.expires_at)) "
-    "    FROM created c, tenants t, users u WHERE t.id = $1 AND u.id = $5) "
+    "    FROM created c, tenants t, users u WHERE t.id = $1 AND u.id = $5), "
+    CA_AUDIT_CTE("$1", "$8", "SELECT 'member.invited', 'invitation', c.id, NULL FROM created c") " "
     "SELECT id, status, json FROM created"};
 
 // $1 tenant. Invites of one tenant take turns from here to COMMIT (sql/039),
@@ -107,13 +115,15 @@ const Statement kList{"invitations_list",
 
 // Revokes a pending (or expired) invitation of the tenant; `revoked`:
 // whether this call revoked it. An accepted or revoked one comes back as it
-// is; another tenant's id or an unknown one gives no row.
+// is; another tenant's id or an unknown one gives no row. $3 the caller
+// (audit_who()): an entry invitation.revoked when this call revoked it.
 const Statement kRevoke{
     "invitations_revoke",
     "WITH r AS (UPDATE invitations i SET status = 'revoked', revoked_at = now() "
     "           WHERE i.tenant_id = $1 AND i.id = $2 AND i.status = 'pending' "
-    "           RETURNING " CA_INVITATION_STORED_JSON
-    ") "
+    "           RETURNING " CA_INVITATION_STORED_JSON "), "
+    CA_AUDIT_CTE("$1", "$3",
+        "SELECT 'invitation.revoked', 'invitation', r.id, NULL FROM r") " "
     "SELECT true AS revoked, r.status, r.json FROM r "
     "UNION ALL "
     "SELECT false, " CA_INVITATION_SHOWN_STATUS
@@ -138,7 +148,8 @@ const Statement kAcceptable{
 // $4 the accepting account (from its session; NULL: create one, named $5
 // with password hash $6), $7 the answer to any token that cannot be
 // accepted, $8 the answer when the account is a member already, $9 'now'
-// when mail is configured (NULL otherwise).
+// when mail is configured (NULL otherwise), $10 the request (audit_who():
+// the entry member.joined, whose actor is the account that joined).
 //
 // With mail ($9), the token travelled only to the invited mailbox, so
 // accepting proves the address: the account gets email_verified_at
@@ -179,7 +190,9 @@ const Statement kAccept{
     "         SELECT $1, 'joined_existing_account', a.email, "
     "           jsonb_build_object('tenant_name', t.name, 'role', c.role) "
     "         FROM a, c, m, tenants t WHERE $4::bigint IS NULL AND t.id = $1), "
-    "" CA_EVENTS_CTE("$1",
+    CA_AUDIT_CTE_AS("$1", "$10", "SELECT 'user', j.id, j.name FROM j",
+        "SELECT 'member.joined', 'member', j.id, NULL FROM j, c, m") ", "
+    CA_EVENTS_CTE("$1",
         "SELECT $1::bigint, 'user.registered', "
         "ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb "
         "FROM j, c, m") " "
@@ -243,6 +256,7 @@ Result<Response> invitations_create(Ctx& ctx) {
                             role.value,      invitation_secret_hash(secret),
                             w.who().user_id, ctx.config.invitation_ttl_seconds};
   if (mailed) params.emplace_back(secret);
+  params.emplace_back(audit_who(ctx, w.who()));
   CA_TRY(done, w.commit({{mailed ? &kCreateMailed : &kCreate, std::move(params)}}));
   Rows& r = done[0].rows();
   if (r.empty()) return Error::conflict("The user is already a member of this tenant");
@@ -261,8 +275,9 @@ Result<Response> invitations_revoke(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t invitation_id = ctx.req.params[1];
   // The session check and the revoke: one round trip (common/write.h).
-  CA_TRY(w, write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
-           return Queries{{&kRevoke, {tenant_id, invitation_id}}};
+  CA_TRY(w,
+         write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+           return Queries{{&kRevoke, {tenant_id, invitation_id, audit_who(ctx, who)}}};
          }));
   Rows& r = w.results[0].rows();
   if (r.empty()) return Error::not_found("Invitation not found");
@@ -339,7 +354,7 @@ Result<Response> invitations_accept(Ctx& ctx) {
                 {tenant_id, parsed->invitation_id, hash, has_account ? Param(who.user_id) : Param(),
                  has_account ? Param() : Param(name.value), password_hashed,
                  invalid_invitation().message, "You are already a member of this tenant",
-                 ctx.config.mail_enabled() ? Param("now") : Param()}});
+                 ctx.config.mail_enabled() ? Param("now") : Param(), audit_who(ctx, who)}});
            return q;
          }));
   return member_response(201, "Invitation accepted", w.results.back().rows().text(0, "member"));

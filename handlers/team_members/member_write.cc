@@ -1,6 +1,7 @@
 // Role update and removal. Both run in a transaction that first locks the
 // tenant row, so two admins demoting each other at once cannot leave the
 // tenant without an ADMIN.
+#include "audit.h"
 #include "auth.h"
 #include "db.h"
 #include "error.h"
@@ -152,7 +153,9 @@ Result<Response> members_update_role(Ctx& ctx) {
   const std::string previous = "\"" + target.role + "\"";
   Json event = json_raw(json_object_with(target.json_new, {{"previous_role", previous}}));
   CA_TRY(done, w.commit({{&kSetRole, {tenant_id, user_id, role.value}},
-                         event_query(tenant_id, "member.role_updated", event.get())}));
+                         event_query(tenant_id, "member.role_updated", event.get()),
+                         audit_query(ctx, w.who(), "member.role_updated", "member", user_id,
+                                     audit_fields({"role"}))}));
   (void)done;
   return member_response(200, "Role updated", target.json_new);
 }
@@ -177,7 +180,8 @@ Result<Response> members_remove(Ctx& ctx) {
   const std::optional<int64_t> next = w.check(4).rows().opt_int64(0, "next_tenant");
   CA_TRY(done, w.commit({{&kRemove, {tenant_id, user_id}},
                          {&kFallBack, {tenant_id, user_id, next}},
-                         event_query(tenant_id, "member.removed", json_raw(target.json).get())}));
+                         event_query(tenant_id, "member.removed", json_raw(target.json).get()),
+                         audit_query(ctx, w.who(), "member.removed", "member", user_id)}));
   (void)done;
 
   Json out = json_object();

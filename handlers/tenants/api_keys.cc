@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api_key.h"
+#include "audit.h"
 #include "auth.h"
 #include "config.h"
 #include "db.h"
@@ -34,10 +35,13 @@ const Statement kUnderCap{
 
 // $3 the scopes (text[]), $4 the secret's hash (bytea), $5 its first
 // digits, $6 the creator. Only the hash of the secret reaches the database.
+// $7 the caller (audit_who()): the audit entry api_key.created.
 const Statement kCreate{
     "api_keys_create",
-    "INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head, created_by) "
-    "VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, " CA_API_KEY_JSON};
+    "WITH k AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head, "
+    "  created_by) VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, " CA_API_KEY_JSON
+    "), " CA_AUDIT_CTE("$1", "$7", "SELECT 'api_key.created', 'api_key', k.id, NULL FROM k") " "
+    "SELECT k.id, k.json FROM k"};
 
 // A tenant's live keys, oldest first: the page and the total in one statement.
 const Statement kList{"api_keys_list",
@@ -52,13 +56,17 @@ const Statement kList{"api_keys_list",
 // Revokes the key unless it is revoked already (its first revocation's
 // time stays); `found` says whether the tenant has such a key at all. The
 // very next request with it fails its check (common/auth.cc), in every
-// process: nothing caches a key.
+// process: nothing caches a key. $3 the caller (audit_who()): the audit
+// entry api_key.revoked, when this call revoked it. The answer reads
+// api_keys (one row, an aggregate): on Citus a statement whose outer
+// query names no table of the tenant is not routed whole to its shard.
 const Statement kRevoke{
     "api_keys_revoke",
     "WITH r AS (UPDATE api_keys SET revoked_at = now() "
-    "           WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id) "
-    "SELECT EXISTS (SELECT FROM api_keys WHERE tenant_id = $1 AND id = $2) AS found, "
-    "  (SELECT count(*) FROM r) AS revoked"};
+    "           WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id), "
+    CA_AUDIT_CTE("$1", "$3", "SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM r") " "
+    "SELECT count(*) > 0 AS found, (SELECT count(*) FROM r) AS revoked "
+    "FROM api_keys WHERE tenant_id = $1 AND id = $2"};
 
 constexpr size_t kMaxName = 255;
 constexpr int kMaxScopes = 12;
@@ -123,7 +131,8 @@ Result<Response> api_keys_create(Ctx& ctx) {
                           {&kUnderCap, {tenant_id, max, refusal}},
                           {&kCreate,
                            {tenant_id, name.value, scopes, api_key_secret_hash(key.secret),
-                            key.secret.substr(0, kApiKeyShownSecretLength), who.user_id}}};
+                            key.secret.substr(0, kApiKeyShownSecretLength), who.user_id,
+                            audit_who(ctx, who)}}};
          }));
   Rows& r = w.results[2].rows();
   key.key_id = r.int64(0, "id");
@@ -142,8 +151,9 @@ Result<Response> api_keys_list(Ctx& ctx) { return path_tenant_page(ctx, kList, R
 
 Result<Response> api_keys_revoke(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
-  CA_TRY(w, write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
-           return Queries{{&kRevoke, {tenant_id, id}}};
+  CA_TRY(w,
+         write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+           return Queries{{&kRevoke, {tenant_id, id, audit_who(ctx, who)}}};
          }));
   if (!w.results[0].rows().boolean(0, "found")) return Error::not_found("API key not found");
   Json out = json_object();

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "audit.h"
 #include "auth.h"
 #include "config.h"
 #include "db.h"
@@ -67,11 +68,26 @@ const Statement kTimezoneExists{
     "tenants_timezone_exists",
     "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known"};
 
-// $2 name or NULL (keep), $3 keys to set, $4 keys to remove.
-const Statement kUpdate{"tenants_update",
-                        "UPDATE tenants t SET name = COALESCE($2, t.name), "
-                        "  settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now() "
-                        "WHERE t.id = $1 RETURNING " CA_TENANT_JSON};
+// $2 name or NULL (keep), $3 keys to set, $4 keys to remove, $5 the caller
+// (audit_who()): the audit entry tenant.updated, whose `changed` names
+// `name` and each settings key as `settings.<key>` whose value differs
+// between the row before (`o`, locked first: the update joins it) and after.
+const Statement kUpdate{
+    "tenants_update",
+    "WITH o AS (SELECT id AS tenant_before, name AS name_before, settings AS settings_before "
+    "  FROM tenants WHERE id = $1 FOR UPDATE), "
+    "t AS (UPDATE tenants t SET name = COALESCE($2, t.name), "
+    "  settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now() "
+    "  FROM o WHERE t.id = o.tenant_before RETURNING t.*, o.name_before, o.settings_before), "
+    CA_AUDIT_CTE("$1", "$5",
+        "SELECT 'tenant.updated', 'tenant', t.id, ARRAY("
+        "  SELECT 'name' WHERE t.name_before IS DISTINCT FROM t.name "
+        "  UNION ALL (SELECT 'settings.' || k.key FROM ("
+        "    SELECT jsonb_object_keys(t.settings_before) UNION "
+        "    SELECT jsonb_object_keys(t.settings)) AS k (key) "
+        "  WHERE t.settings_before -> k.key IS DISTINCT FROM t.settings -> k.key "
+        "  ORDER BY k.key)) FROM t") " "
+    "SELECT " CA_TENANT_JSON " FROM t"};
 
 // A text[] literal of plain keys: each is quoted and escaped.
 std::string text_array(const std::vector<std::string>& items) {
@@ -168,11 +184,14 @@ Result<Response> tenants_update(Ctx& ctx) {
   std::string set = patch.set ? json_dump(patch.set.get()) : "{}";
   std::optional<std::string> new_name;
   if (name.has_value()) new_name = name.value;
-  const Db::Query update{&kUpdate, {id, new_name, set, text_array(patch.remove)}};
+  auto update_by = [&](const Principal& who) {
+    return Db::Query{&kUpdate, {id, new_name, set, text_array(patch.remove), audit_who(ctx, who)}};
+  };
   std::vector<DbResult> done;
   if (!check_timezone) {
     // The session check and the update: one round trip (common/write.h).
-    CA_TRY(w, write_once(ctx, access, [&](const Principal&) { return Queries{update}; }));
+    CA_TRY(w,
+           write_once(ctx, access, [&](const Principal& who) { return Queries{update_by(who)}; }));
     done = std::move(w.results);
   } else {
     // The time zone asked with the session check, the update with COMMIT:
@@ -181,7 +200,7 @@ Result<Response> tenants_update(Ctx& ctx) {
              return Queries{{&kTimezoneExists, {patch.timezone}}};
            }));
     if (!timezone_known(w.check(0).rows())) return Error::invalid(errs);  // rolled back
-    CA_TRY(written, w.commit({update}));
+    CA_TRY(written, w.commit({update_by(w.who())}));
     done = std::move(written);
   }
   // Settings over the size limit once merged are a 422 (common/error.cc).

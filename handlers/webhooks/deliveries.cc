@@ -1,5 +1,6 @@
 // Delivery records: one row per (event, subscription), newest first. Records
 // of deleted subscriptions stay listable.
+#include "audit.h"
 #include "auth.h"
 #include "config.h"
 #include "db.h"
@@ -96,7 +97,9 @@ Result<Response> deliveries_redeliver(Ctx& ctx) {
   }
   CA_TRY(done, w.commit({{&kRedeliver,
                           {tenant_id, d.int64(0, "webhook_id"), d.int64(0, "event_id"),
-                           d.str(0, "event"), d.str(0, "url"), d.int64(0, "message_of")}}}));
+                           d.str(0, "event"), d.str(0, "url"), d.int64(0, "message_of")}},
+                         audit_query(ctx, w.who(), "webhook.redelivered", "webhook",
+                                     d.int64(0, "webhook_id"))}));
   return Response::text(202, "{\"data\":" + done[0].rows().str(0, "json") + "}");
 }
 

@@ -33,9 +33,10 @@ constexpr int64_t kMaxLimit = 100;
 constexpr size_t kMaxAnswerBytes = 4 * 1024 * 1024;
 
 // $1 tenant, $2 after, $3 rows (the limit + 1: one more tells has_more).
+// An event written with an API key shows it as `actor` (sql/057).
 // Along the primary key (tenant_id, id): a router query on Citus.
 const Statement kFeed{"events_feed",
-                      "SELECT id, ca_event_json(id, type, created_at, payload) AS json "
+                      "SELECT id, ca_event_json(id, type, created_at, payload, actor) AS json "
                       "FROM events WHERE tenant_id = $1 AND id > $2 AND type <> 'webhook.test' "
                       "ORDER BY id LIMIT $3"};
 
@@ -45,10 +46,10 @@ const Statement kFeed{"events_feed",
 // entries, however rare a type is among the tenant's events.
 const Statement kFeedOfTypes{
     "events_feed_of_types",
-    "SELECT e.id, ca_event_json(e.id, e.type, e.created_at, e.payload) AS json "
+    "SELECT e.id, ca_event_json(e.id, e.type, e.created_at, e.payload, e.actor) AS json "
     "FROM unnest(string_to_array($4::text, ',')) AS wanted (type) "
     "CROSS JOIN LATERAL ("
-    "  SELECT id, type, created_at, payload FROM events "
+    "  SELECT id, type, created_at, payload, actor FROM events "
     "  WHERE tenant_id = $1 AND type = wanted.type AND id > $2 "
     "  ORDER BY id LIMIT $3) e "
     "ORDER BY e.id LIMIT $3"};

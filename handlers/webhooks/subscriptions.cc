@@ -3,10 +3,12 @@
 #include <set>
 #include <string>
 
+#include "audit.h"
 #include "auth.h"
 #include "config.h"
 #include "db.h"
 #include "error.h"
+#include "events.h"
 #include "json_rendered.h"
 #include "log.h"
 #include "net_guard.h"
@@ -41,9 +43,13 @@ const Statement kUnderCap{
     "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
     "END AS refused FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL"};
 
-const Statement kCreate{"webhooks_create",
-                        "INSERT INTO webhooks (tenant_id, url, events, secret, description) "
-                        "VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING " CA_WEBHOOK_JSON};
+// $6 the caller (audit_who()): the audit entry webhook.created.
+const Statement kCreate{
+    "webhooks_create",
+    "WITH h AS (INSERT INTO webhooks (tenant_id, url, events, secret, description) "
+    "  VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING id, " CA_WEBHOOK_JSON "), "
+    CA_AUDIT_CTE("$1", "$6", "SELECT 'webhook.created', 'webhook', h.id, NULL FROM h") " "
+    "SELECT h.json FROM h"};
 
 // The page and the total in one round trip; deleted subscriptions are gone.
 const Statement kList{"webhooks_list",
@@ -58,11 +64,13 @@ const Statement kList{"webhooks_list",
 // Deactivates the subscription and, in the same statement, ends its pending
 // deliveries that no worker holds. A delivery a worker holds (live lease) is
 // in flight and may finish; the worker fails it instead of retrying it.
+// $3 the caller (audit_who()): the audit entry webhook.deleted.
 const Statement kDelete{
     "webhooks_delete",
     "WITH w AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at = now() "
     "           WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL "
     "           RETURNING tenant_id, id), "
+    CA_AUDIT_CTE("$1", "$3", "SELECT 'webhook.deleted', 'webhook', w.id, NULL FROM w") ", "
     "d AS (UPDATE webhook_deliveries d SET status = 'failed', error = 'webhook deleted' "
     "      FROM w WHERE d.tenant_id = $1 AND d.webhook_id = w.id "
     "       AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now()) "
@@ -74,10 +82,16 @@ const Statement kDelete{
 // clears the disabled state and the failing mark (the subscription starts
 // afresh: the run of failures that disabled it does not disable it again
 // before WEBHOOK_DISABLE_AFTER_HOURS more); so does a new URL, which is a
-// new receiver.
+// new receiver. $8 the caller (audit_who()): the audit entry webhook.updated,
+// whose `changed` compares the fields an update takes before (`o`, locked
+// first: the update joins it) and after.
 const Statement kUpdate{
     "webhooks_update",
-    "UPDATE webhooks SET url = COALESCE($3::text, url), events = COALESCE($4::jsonb, events), "
+    "WITH o AS (SELECT id AS hook_id, url AS url_before, events AS events_before, "
+    "  description AS description_before, is_active AS is_active_before FROM webhooks "
+    "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), "
+    "h AS (UPDATE webhooks "
+    "SET url = COALESCE($3::text, url), events = COALESCE($4::jsonb, events), "
     "  description = CASE WHEN $5::boolean THEN $6::text ELSE description END, "
     "  is_active = COALESCE($7::boolean, is_active), "
     "  disabled_at = CASE WHEN $7::boolean THEN NULL ELSE disabled_at END, "
@@ -85,7 +99,16 @@ const Statement kUpdate{
     "  failing_since = CASE WHEN ($7::boolean AND NOT is_active) OR $3::text <> url THEN NULL "
     "    ELSE failing_since END, "
     "  updated_at = now() "
-    "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id"};
+    "FROM o WHERE tenant_id = $1 AND id = o.hook_id "
+    "RETURNING id, url, events, description, is_active, o.*), "
+    CA_AUDIT_CTE("$1", "$8",
+        "SELECT 'webhook.updated', 'webhook', h.id, ca_changed("
+        "  jsonb_build_object('url', h.url_before, 'events', h.events_before, "
+        "    'description', h.description_before, 'is_active', h.is_active_before), "
+        "  jsonb_build_object('url', h.url, 'events', h.events, "
+        "    'description', h.description, 'is_active', h.is_active), "
+        "  '{url,events,description,is_active}') FROM h") " "
+    "SELECT id FROM h"};
 
 // Disabled by the update (is_active false, no date yet): when and why. A
 // statement of its own, as Citus refuses now() inside a CASE of an UPDATE.
@@ -111,13 +134,17 @@ const Statement kGet{"webhooks_get",
 
 // $3 the new secret. The one it replaces signs beside it for
 // kPreviousSecretHours (the worker sends both signatures meanwhile); a
-// second rotation within that window drops the oldest one at once.
+// second rotation within that window drops the oldest one at once. $5 the
+// caller (audit_who()): the audit entry webhook.secret_rotated.
 const Statement kRotate{
     "webhooks_rotate_secret",
-    "UPDATE webhooks SET previous_secret = secret, "
+    "WITH r AS (UPDATE webhooks SET previous_secret = secret, "
     "  previous_secret_until = now() + make_interval(hours => $4), secret = $3, "
     "  updated_at = now() "
-    "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id"};
+    "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id), "
+    CA_AUDIT_CTE("$1", "$5",
+        "SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM r") " "
+    "SELECT id FROM r"};
 constexpr int kPreviousSecretHours = 24;
 
 // A test event first locks the subscription's row and reads whether it is
@@ -131,11 +158,15 @@ const Statement kLockForTest{
 
 // A `webhook.test` event and its one delivery, to this subscription only
 // (never fanned out: the subscriptions' event lists cannot name it). $3 the
-// payload.
+// payload, $4 the caller (audit_who()): the audit entry webhook.tested
+// (decision 0112).
 const Statement kSendTest{
     "webhooks_send_test",
-    "WITH e AS (INSERT INTO events (tenant_id, type, payload) "
-    "           VALUES ($1, 'webhook.test', $3::jsonb) RETURNING tenant_id, id, type) "
+    "WITH " CA_AUDIT_CTE("$1", "$4",
+        "SELECT 'webhook.tested', 'webhook', $2::bigint, NULL") ", "
+    "e AS (INSERT INTO events (tenant_id, type, payload, actor) "
+    "  SELECT $1, 'webhook.test', $3::jsonb, " CA_EVENT_ACTOR_OF_AU " "
+    "  RETURNING tenant_id, id, type) "
     "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) "
     "SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e "
     "JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id = e.tenant_id "
@@ -239,11 +270,12 @@ Result<Response> webhooks_create(Ctx& ctx) {
       Error::limit_message("webhook subscriptions per tenant", max, "WEBHOOKS_MAX_PER_TENANT");
   // Round trip 2: the session check again, the tenant's turn, the count
   // under the cap and the insert, in one transaction.
-  CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
-           return Queries{
-               tenant_turn(tenant_id),
-               {&kUnderCap, {tenant_id, max, refusal}},
-               {&kCreate, {tenant_id, url.value, json_dump(events.get()), secret, desc}}};
+  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+           return Queries{tenant_turn(tenant_id),
+                          {&kUnderCap, {tenant_id, max, refusal}},
+                          {&kCreate,
+                           {tenant_id, url.value, json_dump(events.get()), secret, desc,
+                            audit_who(ctx, who)}}};
          }));
   Rows& r = w.results[2].rows();
   // The secret is shown here only; lists never include it. It is base64
@@ -282,10 +314,11 @@ Result<Response> webhooks_update(Ctx& ctx) {
   if (is_active.has_value()) active = is_active.value;
   // One round trip: the session check, the update, its consequences and
   // the subscription as it now is, in one transaction.
-  CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
-           Queries q{
-               {&kUpdate, {tenant_id, id, new_url, new_events, description.present, desc, active}},
-               {&kStampDisabled, {tenant_id, id, kDisabledByAdmin}}};
+  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+           Queries q{{&kUpdate,
+                      {tenant_id, id, new_url, new_events, description.present, desc, active,
+                       audit_who(ctx, who)}},
+                     {&kStampDisabled, {tenant_id, id, kDisabledByAdmin}}};
            if (new_url) q.push_back({&kMovePending, {tenant_id, id, *new_url}});
            q.push_back({&kGet, {tenant_id, id}});
            return q;
@@ -300,8 +333,10 @@ Result<Response> webhooks_update(Ctx& ctx) {
 Result<Response> webhooks_rotate_secret(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
   std::string secret = webhook_secret_generate();
-  CA_TRY(w, write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
-           return Queries{{&kRotate, {tenant_id, id, secret, kPreviousSecretHours}}};
+  CA_TRY(w,
+         write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+           return Queries{
+               {&kRotate, {tenant_id, id, secret, kPreviousSecretHours, audit_who(ctx, who)}}};
          }));
   if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");
   // Digits, and base64 after a prefix: nothing needs escaping.
@@ -326,7 +361,7 @@ Result<Response> webhooks_send_test(Ctx& ctx) {
     return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
   }
   const std::string payload = "{\"webhook_id\":" + std::to_string(id) + "}";
-  CA_TRY(done, w.commit({{&kSendTest, {tenant_id, id, payload}}}));
+  CA_TRY(done, w.commit({{&kSendTest, {tenant_id, id, payload, audit_who(ctx, w.who())}}}));
   return Response::text(202, "{\"data\":" + done[0].rows().str(0, "json") + "}");
 }
 
@@ -350,8 +385,8 @@ Result<Response> webhooks_delete(Ctx& ctx) {
     return Error::invalid(errs);
   }
   // The session check and the delete: one round trip (common/write.h).
-  CA_TRY(w, write_once(ctx, access, [&](const Principal&) {
-           return Queries{{&kDelete, {tenant_id, id}}};
+  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+           return Queries{{&kDelete, {tenant_id, id, audit_who(ctx, who)}}};
          }));
   if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");
   Json out = json_object();

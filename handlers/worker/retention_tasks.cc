@@ -1,6 +1,6 @@
 // Retention: what the worker deletes once nobody needs it. Without it the
-// outbox (`events`) and the delivery log (`webhook_deliveries`) grow for
-// ever.
+// outbox (`events`), the delivery log (`webhook_deliveries`), the mails and
+// the audit log grow for ever.
 //
 // Each table has one purge function that deletes one batch of at most
 // kBatch rows and returns how many it deleted; the task runs them in order,
@@ -63,6 +63,15 @@ const Statement kPurgeMails{
     "  ORDER BY created_at LIMIT 1000) o "
     "WHERE m.tenant_id = o.tenant_id AND m.id = o.id"};
 
+// Audit log entries written more than $1 days ago (AUDIT_RETENTION_DAYS;
+// audit_log_created_idx, sql/056). The only deletion of entries there is.
+const Statement kPurgeAudit{"worker_retention_audit",
+                            "DELETE FROM audit_log a USING ("
+                            "  SELECT tenant_id, id FROM audit_log "
+                            "  WHERE created_at < now() - make_interval(days => $1) "
+                            "  ORDER BY created_at LIMIT 1000) o "
+                            "WHERE a.tenant_id = o.tenant_id AND a.id = o.id"};
+
 // One batch of a table: rows deleted, or -1 when the statement failed
 // (logged here).
 int64_t run_batch(Db& db, const Statement& statement, const std::vector<Param>& params,
@@ -90,6 +99,11 @@ int64_t purge_old_mails(Db& db, const Config& config) {
   return run_batch(db, kPurgeMails, {config.retention_days}, "old mails");
 }
 
+int64_t purge_old_audit_entries(Db& db, const Config& config) {
+  if (config.audit_retention_days == 0) return 0;
+  return run_batch(db, kPurgeAudit, {config.audit_retention_days}, "old audit log entries");
+}
+
 struct Purge {
   const char* what;
   int64_t (*batch)(Db&, const Config&);  // one batch of at most kBatch rows
@@ -100,6 +114,7 @@ const Purge kPurges[] = {
     {"old webhook deliveries", purge_old_deliveries},
     {"old events", purge_old_events},
     {"old mails", purge_old_mails},
+    {"old audit log entries", purge_old_audit_entries},
 };
 
 }  // namespace

@@ -30,7 +30,8 @@ void mail_tasks_init(const Config& config);
 // Deletes sessions past their expiry.
 int task_purge_sessions(Db& db, const Config& config);
 // Deletes finished webhook deliveries, unreferenced events and finished
-// mails older than RETENTION_DAYS, in batches (retention_tasks.cc).
+// mails older than RETENTION_DAYS, and audit log entries older than
+// AUDIT_RETENTION_DAYS, in batches (retention_tasks.cc).
 int task_purge_old_records(Db& db, const Config& config);
 // Deletes idempotency keys past their lifetime (24 h), and their hourly
 // counts past the cap's window (sql/038).

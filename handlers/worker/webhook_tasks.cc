@@ -166,7 +166,7 @@ const Statement kClaim{
     "  AND w.tenant_id = $5 AND w.id = d.webhook_id "
     "  AND e.tenant_id = $5 AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until, w.secret, "
-    "  e.payload::text, e.created_at, d.webhook_id, "
+    "  e.payload::text, ca_event_actor_json(e.actor) AS actor, e.created_at, d.webhook_id, "
     "  COALESCE(d.redelivery_of, d.id) AS message_of, "
     "  CASE WHEN w.previous_secret_until > d.last_attempt_at THEN w.previous_secret END "
     "    AS previous_secret"};
@@ -286,6 +286,7 @@ struct Claimed {
   std::string lease;
   std::string secret;
   std::string payload;
+  std::optional<std::string> actor;  // the API key that wrote the event (sql/057)
   std::string created_at;
   int64_t webhook_id = 0;
   int64_t message_of = 0;                      // the delivery whose webhook-id this one sends
@@ -307,6 +308,10 @@ std::string delivery_body(const Claimed& c) {
   json_add_str(body.get(), "timestamp", c.created_at);
   Json data = json_parse(c.payload);
   json_add(body.get(), "data", data ? std::move(data) : json_object());
+  if (c.actor) {
+    Json actor = json_parse(*c.actor);
+    if (actor) json_add(body.get(), "actor", std::move(actor));
+  }
   return json_dump(body.get());
 }
 
@@ -569,7 +574,7 @@ class Delivery {
     int64_t now_unix = std::time(nullptr);
     const Col tenant = r->col("tenant_id"), id = r->col("id"), url = r->col("url"),
               event = r->col("event"), attempts = r->col("attempts"), lease = r->col("lease_until"),
-              secret = r->col("secret"), payload = r->col("payload"),
+              secret = r->col("secret"), payload = r->col("payload"), actor = r->col("actor"),
               created = r->col("created_at"), webhook = r->col("webhook_id"),
               message_of = r->col("message_of"), previous_secret = r->col("previous_secret");
     for (int i = 0; i < r->size(); ++i) {
@@ -581,6 +586,7 @@ class Delivery {
                 r->str(i, lease),
                 r->str(i, secret),
                 r->str(i, payload),
+                r->opt_str(i, actor),
                 r->str(i, created),
                 r->int64(i, webhook),
                 r->int64(i, message_of),

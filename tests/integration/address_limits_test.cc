@@ -129,6 +129,7 @@ const std::vector<Route>& api_routes() {
       {"POST", "/api/v2/admin/logout", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
       {"POST", "/api/v2/admin/invitations/accept", R"({"token":"inv_1_1_x"})", 422, nullptr},
       {"GET", "/api/v2/admin/tenants", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
+      {"GET", "/api/v2/admin/audit-log/1", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
       {"GET", "/api/v2/admin/team-members/1", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
       {"GET", "/api/v2/admin/category", std::nullopt, 401, R"({"error":"Unauthenticated"})"},
       {"GET", "/api/v2/admin/products", std::nullopt, 401, R"({"error":"Unauthenticated"})"},

@@ -331,5 +331,23 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
   check("DELETE", members + "/" + to_string(buyer.id), admin, std::nullopt, 200, {}, memberships);
 }
 
+// The dev cluster's nodes talk over loopback without SSL (scripts/run sets
+// citus.node_conninfo on every node; decision 0125). On each worker, no
+// connection from another node is SSL, run_command_on_workers' own (which
+// this asks through) included, and there is one (a TCP client address).
+TEST(CitusCluster, DevNodesConnectWithoutSsl) {
+  if (!on_citus()) GTEST_SKIP() << "not a Citus stack";
+  EXPECT_EQ(sql("SHOW citus.node_conninfo"), std::vector<std::string>{"sslmode=disable"});
+  EXPECT_EQ(sql("SELECT success::text || ' ' || result FROM run_command_on_workers($$"
+                "SELECT count(*) FILTER (WHERE s.ssl) || ' ssl, ' || count(*) FILTER ("
+                "WHERE NOT s.ssl) || ' without' FROM pg_stat_ssl s JOIN pg_stat_activity a "
+                "USING (pid) WHERE a.client_addr IS NOT NULL AND a.pid = pg_backend_pid()$$) "
+                "ORDER BY nodeport"),
+            (std::vector<std::string>{"true 0 ssl, 1 without", "true 0 ssl, 1 without"}));
+  EXPECT_EQ(sql("SELECT DISTINCT result FROM run_command_on_workers($$"
+                "SELECT count(*) FROM pg_stat_ssl WHERE ssl$$)"),
+            std::vector<std::string>{"0"});
+}
+
 }  // namespace
 }  // namespace ca::test

@@ -5,6 +5,13 @@
 //   commerce-admin-worker --loop    a pass about every second until SIGTERM
 //                                   (the dev stack)
 //
+// With --loop, a pass that is not a full one first asks the database
+// whether anything is due (kAnythingDue, one statement) and runs the tasks
+// of due work only when it is; the purges and the heartbeat run every
+// kFullPassEvery. An idle loop is then one small statement a second instead
+// of every task's statements (on Citus each of those ran on every shard;
+// docs/decisions/0127-worker-asks-whether-anything-is-due.md).
+//
 // Each task claims its rows with FOR UPDATE SKIP LOCKED (and a lease where
 // the work is slow), so several workers may run at once and a killed worker
 // loses nothing.
@@ -29,18 +36,67 @@ void on_stop(int) { ca::request_stop(); }
 struct Task {
   const char* name;
   int (*run)(ca::Db&, const ca::Config&);
+  bool due_work;  // what kAnythingDue looks for (else a purge: full passes only)
 };
 
 // Order matters: publishing first lets push and deliveries go out in the same pass.
 const Task kTasks[] = {
-    {"scheduled publishing", ca::task_publish_scheduled},
-    {"push notifications", ca::task_send_push},
-    {"webhook deliveries", ca::task_deliver_webhooks},
-    {"mails", ca::task_send_mails},
-    {"expired sessions", ca::task_purge_sessions},
-    {"retention", ca::task_purge_old_records},
-    {"expired idempotency keys", ca::task_purge_idempotency_keys},
+    {"scheduled publishing", ca::task_publish_scheduled, true},
+    {"push notifications", ca::task_send_push, true},
+    {"webhook deliveries", ca::task_deliver_webhooks, true},
+    {"mails", ca::task_send_mails, true},
+    {"expired sessions", ca::task_purge_sessions, false},
+    {"retention", ca::task_purge_old_records, false},
+    {"expired idempotency keys", ca::task_purge_idempotency_keys, false},
 };
+
+// With --loop: every task, and the heartbeat, at least this often. Purges
+// are not urgent; the heartbeat (worker_status, a reference table on Citus:
+// a write on every node) stays well inside what GET /metrics' readers allow.
+constexpr auto kFullPassEvery = std::chrono::seconds(5);
+
+// Whether a task of due work has anything to do: one row when any of their
+// "what is due" conditions holds, none when nothing does. Each leg is the
+// condition of a task's own first statements (announcements_tasks.cc,
+// webhook_tasks.cc, mail_tasks.cc), so a row here means the same pass of
+// them would find work, and no row means it would find none. A superset
+// would only cost a pass; a condition missing here would leave work until
+// the next full pass. $1 the hours after which a failing subscription is
+// disabled, $2 whether disabling is on, $3 whether mail is on.
+//
+// One statement without locks and with tenant_id first in every leg: on
+// Citus the UNION ALL is pushed down whole, one query per shard, instead of
+// the seven multi-shard statements (three of them UPDATEs) an idle pass of
+// the tasks sends.
+const ca::Statement kAnythingDue{
+    "worker_anything_due",
+    "SELECT tenant_id FROM ("
+    // scheduled publishing (kPublishDueTenants)
+    "  SELECT tenant_id FROM announcements WHERE status = 'scheduled' AND scheduled_at <= now() "
+    // push to send or to take over (kPushDueTenants), expired (kPushExpired)
+    "  UNION ALL SELECT tenant_id FROM announcements "
+    "  WHERE status = 'published' AND is_push_enabled "
+    "    AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < now())) "
+    "    AND ((scheduled_at IS NULL OR scheduled_at <= now()) OR expires_at <= now()) "
+    // push abandoned (kPushAbandoned)
+    "  UNION ALL SELECT tenant_id FROM announcements "
+    "  WHERE push_status = 'sending' AND push_lease_until < now() "
+    "    AND NOT (status = 'published' AND is_push_enabled) "
+    // deliveries due, of active subscriptions or to cancel (kDueTenants, kCancelDeleted)
+    "  UNION ALL SELECT tenant_id FROM webhook_deliveries "
+    "  WHERE status = 'pending' AND next_attempt_at <= now() "
+    "    AND (lease_until IS NULL OR lease_until < now()) "
+    // attempts cut off by a stopped worker (kFindInterrupted)
+    "  UNION ALL SELECT tenant_id FROM webhook_deliveries "
+    "  WHERE status = 'pending' AND lease_until IS NOT NULL AND lease_until < now() "
+    // subscriptions failing long enough to be disabled (kDisableCandidates)
+    "  UNION ALL SELECT tenant_id FROM webhooks "
+    "  WHERE $2 AND is_active AND failing_since <= now() - make_interval(hours => $1) "
+    // mails due (mail_tasks.cc kDueTenants)
+    "  UNION ALL SELECT tenant_id FROM mails "
+    "  WHERE $3 AND status = 'pending' AND next_attempt_at <= now() "
+    "    AND (lease_until IS NULL OR lease_until < now())"
+    ") due LIMIT 1"};
 
 // A pass with no failed task is recorded for GET /metrics (sql/024).
 const ca::Statement kPassSucceeded{
@@ -48,10 +104,47 @@ const ca::Statement kPassSucceeded{
     "INSERT INTO worker_status (singleton, last_success_at) VALUES (true, now()) "
     "ON CONFLICT (singleton) DO UPDATE SET last_success_at = excluded.last_success_at"};
 
-void run_pass(ca::Db& db, const ca::Config& config) {
+// Before kAnythingDue, in its transaction: on Citus one connection per
+// worker, so each worker runs its shards' queries in one transaction (by
+// default each shard's query was a transaction of its own: 23 per worker
+// and check at 32 shards, 2 this way). A placeholder without Citus.
+const ca::Statement kOneConnectionPerNode{
+    "worker_one_connection_per_node",
+    "SELECT set_config('citus.max_adaptive_executor_pool_size', '1', true)"};
+
+// Whether kAnythingDue finds due work; true when it fails too (the tasks
+// then say what is wrong, as they did before the check existed).
+bool anything_due(ca::Db& db, const ca::Config& config) {
+  ca::Transaction tx(db);
+  if (!tx.began()) {
+    ca::log_error("asking whether anything is due: %s", tx.begin_error().message.c_str());
+    return true;
+  }
+  ca::DbResult pool = db.exec(kOneConnectionPerNode);
+  if (!pool.ok()) {
+    ca::log_error("asking whether anything is due: %s", pool.error().message.c_str());
+    return true;
+  }
+  ca::DbResult r =
+      db.exec(kAnythingDue, {config.webhook_disable_after_hours,
+                             config.webhook_disable_after_failures != 0, config.mail_enabled()});
+  if (!r.ok()) {
+    ca::log_error("asking whether anything is due: %s", r.error().message.c_str());
+    return true;
+  }
+  bool due = !r->empty();
+  ca::DbResult done = tx.commit();  // read only: its outcome changes nothing
+  if (!done.ok()) ca::log_error("asking whether anything is due: %s", done.error().message.c_str());
+  return due;
+}
+
+// Runs the tasks (only those of due work unless `full`); a full pass with
+// no failed task is recorded as the heartbeat.
+void run_pass(ca::Db& db, const ca::Config& config, bool full = true) {
   bool failed = false;
   for (const Task& t : kTasks) {
     if (ca::stop_requested()) return;
+    if (!full && !t.due_work) continue;
     auto started = std::chrono::steady_clock::now();
     int done = t.run(db, config);
     failed = failed || done < 0;
@@ -74,7 +167,7 @@ void run_pass(ca::Db& db, const ca::Config& config) {
       ca::log_info("%s: %d processed", t.name, done);
     }
   }
-  if (failed) return;
+  if (failed || !full) return;
   ca::DbResult r = db.exec(kPassSucceeded);
   if (!r.ok()) ca::log_error("recording the pass: %s", r.error().message.c_str());
 }
@@ -113,8 +206,16 @@ int main(int argc, char** argv) {
     run_pass(db, config);
     return 0;
   }
+  // The first pass is a full one.
+  auto last_full = std::chrono::steady_clock::now() - kFullPassEvery;
   while (!ca::stop_requested()) {
-    run_pass(db, config);
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_full >= kFullPassEvery) {
+      last_full = now;
+      run_pass(db, config);
+    } else if (anything_due(db, config)) {
+      run_pass(db, config, false);
+    }
     for (int i = 0; i < 10 && !ca::stop_requested(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }

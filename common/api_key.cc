@@ -116,8 +116,7 @@ std::optional<ApiKeyParts> api_key_parse(std::string_view key) {
 
 std::string api_key_format(const ApiKeyParts& parts) {
   return std::string(kApiKeyPrefix) + std::to_string(parts.tenant_id) + "_" +
-         std::to_string(parts.key_id) + "_" + std::to_string(parts.creator_id) + "_" +
-         parts.secret;
+         std::to_string(parts.key_id) + "_" + std::to_string(parts.creator_id) + "_" + parts.secret;
 }
 
 std::string api_key_secret_generate() {

@@ -1,5 +1,5 @@
-// The event types a subscription may name (docs/design/events.md). The README's
-// "Events" table says which operation emits each one.
+// The event types a subscription may name (docs/design/events.md).
+// docs/reference/events.md says which operation emits each one.
 #include <string_view>
 
 #include "webhooks.h"

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -54,14 +53,9 @@ Call with_key(const std::string& key, int64_t tenant, std::optional<std::string>
   return {.token = key, .tenant = to_string(tenant), .body = std::move(body)};
 }
 
-std::string one(const std::string& query) {
-  std::vector<std::string> rows = sql(query);
-  return rows.size() == 1 ? rows[0] : "<" + std::to_string(rows.size()) + " rows>";
-}
-
 std::string last_used(int64_t tenant, int64_t id) {
-  return one("SELECT last_used_at FROM api_keys WHERE tenant_id = " + to_string(tenant) +
-             " AND id = " + to_string(id));
+  return sql_one("SELECT last_used_at FROM api_keys WHERE tenant_id = " + to_string(tenant) +
+                 " AND id = " + to_string(id));
 }
 
 int64_t create_product(const Call& call, const std::string& name = "Shirt") {
@@ -124,20 +118,20 @@ TEST(ApiKeys, OnlyTheHashOfTheSecretIsStoredAndNoLogHoldsIt) {
   auto parts = api_key_parse(k.key);
   ASSERT_TRUE(parts.has_value());
   const std::string where = " FROM api_keys WHERE tenant_id = " + s.tid();
-  EXPECT_EQ(one("SELECT '\\x' || encode(key_hash, 'hex')" + where),
+  EXPECT_EQ(sql_one("SELECT '\\x' || encode(key_hash, 'hex')" + where),
             api_key_secret_hash(parts->secret));
   // No column holds the secret (beyond the six digits of key_prefix), nor
   // does a stored idempotent answer of the tenant. (Compared here: a
   // statement holding the secret would put it in the coordinator's log.)
-  const std::string row =
-      one("SELECT concat_ws('|', id, name, scopes, encode(key_hash, 'hex'), "
-          "secret_head, created_by, created_at, last_used_at, revoked_at)" +
-          where);
+  const std::string row = sql_one(
+      "SELECT concat_ws('|', id, name, scopes, encode(key_hash, 'hex'), "
+      "secret_head, created_by, created_at, last_used_at, revoked_at)" +
+      where);
   EXPECT_EQ(row.find(parts->secret.substr(6)), std::string::npos) << row;
-  EXPECT_EQ(one("SELECT secret_head" + where), parts->secret.substr(0, 6));
-  const std::string stored =
-      one("SELECT coalesce(string_agg(body, '|'), '') FROM idempotency_keys WHERE tenant_id = " +
-          s.tid());
+  EXPECT_EQ(sql_one("SELECT secret_head" + where), parts->secret.substr(0, 6));
+  const std::string stored = sql_one(
+      "SELECT coalesce(string_agg(body, '|'), '') FROM idempotency_keys WHERE tenant_id = " +
+      s.tid());
   EXPECT_EQ(stored.find(parts->secret), std::string::npos);
   // Used, accepted and refused: no log of the stack (handlers, nginx's
   // access log, PostgreSQL) holds the secret.
@@ -176,8 +170,8 @@ TEST(ApiKeys, AKeyWorksOnItsTenantWithinItsScopesAndWriteImpliesRead) {
   expect_body(http("POST", item, with_key(reader.key, s.tenant, R"({"stock":1})")), 403,
               outside("products:write"));
   expect_body(http("DELETE", item, with_key(reader.key, s.tenant)), 403, outside("products:write"));
-  EXPECT_EQ(one("SELECT stock FROM products WHERE tenant_id = " + s.tid() +
-                " AND id = " + to_string(product)),
+  EXPECT_EQ(sql_one("SELECT stock FROM products WHERE tenant_id = " + s.tid() +
+                    " AND id = " + to_string(product)),
             "3");
   // Other resources need their own scope, in each endpoint's error style
   // (403 is {error} in every one).
@@ -211,7 +205,7 @@ TEST(ApiKeys, EachScopeOpensItsResource) {
            with_key(k.key, s.tenant, R"({"title":"Sale","type":"info","status":"draft"})"));
   EXPECT_EQ(announcement.status, 201) << announcement.body;
   // A record that keeps its writer names the key's creator.
-  EXPECT_EQ(one("SELECT created_by FROM announcements WHERE tenant_id = " + s.tid()),
+  EXPECT_EQ(sql_one("SELECT created_by FROM announcements WHERE tenant_id = " + s.tid()),
             to_string(token_user_id(s.token)));
   EXPECT_EQ(http("GET", "/api/v2/admin/announcements", with_key(k.key, s.tenant)).status, 200);
   EXPECT_EQ(http("GET", "/api/v2/admin/webhooks/" + s.tid(), {.token = k.key}).status, 200);
@@ -290,9 +284,10 @@ TEST(ApiKeys, NoKeyReachesTheEndpointsOfPeople) {
     EXPECT_EQ(r.status, 403) << c.method << " " << c.path;
   }
   // Nothing was written: the tenant's name, its keys (only this one, live).
-  EXPECT_EQ(one("SELECT name LIKE 'Scoped tenant%' FROM tenants WHERE id = " + t), "t");
-  EXPECT_EQ(one("SELECT count(*) FROM api_keys WHERE tenant_id = " + t + " AND revoked_at IS NULL"),
-            "1");
+  EXPECT_EQ(sql_one("SELECT name LIKE 'Scoped tenant%' FROM tenants WHERE id = " + t), "t");
+  EXPECT_EQ(
+      sql_one("SELECT count(*) FROM api_keys WHERE tenant_id = " + t + " AND revoked_at IS NULL"),
+      "1");
   // The key still works where it may.
   EXPECT_EQ(http("GET", "/api/v2/admin/products", with_key(k.key, s.tenant)).status, 200);
 }
@@ -310,7 +305,7 @@ TEST(ApiKeys, AnotherTenantsDataIs403AndItsKeys404) {
               403, kOtherTenant);
   expect_body(http("GET", "/api/v2/admin/products", with_key(k.key, 9000000000000000000)), 403,
               kOtherTenant);
-  EXPECT_EQ(one("SELECT count(*) FROM products WHERE tenant_id = " + theirs.tid()), "0");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM products WHERE tenant_id = " + theirs.tid()), "0");
   // The tenant in the path.
   expect_body(http("GET", "/api/v2/admin/webhooks/" + theirs.tid(), {.token = k.key}), 403,
               kOtherTenant);
@@ -382,12 +377,12 @@ TEST(ApiKeys, BadUnknownAlteredAndRevokedKeysAre401) {
   }
   // Revoking again: 200, the first revocation's time kept; the list no longer shows it.
   const std::string revoked_at =
-      one("SELECT revoked_at FROM api_keys WHERE tenant_id = " + s.tid() +
-          " AND id = " + to_string(k.id));
+      sql_one("SELECT revoked_at FROM api_keys WHERE tenant_id = " + s.tid() +
+              " AND id = " + to_string(k.id));
   expect_body(http("DELETE", keys_path(s.tenant) + "/" + to_string(k.id), {.token = s.token}), 200,
               R"({"message":"API key revoked"})");
-  EXPECT_EQ(one("SELECT revoked_at FROM api_keys WHERE tenant_id = " + s.tid() +
-                " AND id = " + to_string(k.id)),
+  EXPECT_EQ(sql_one("SELECT revoked_at FROM api_keys WHERE tenant_id = " + s.tid() +
+                    " AND id = " + to_string(k.id)),
             revoked_at);
   expect_body(http("GET", keys_path(s.tenant), {.token = s.token}), 200,
               R"({"data":[],"current_page":1,"last_page":1,"per_page":15,"total":0})");
@@ -432,7 +427,7 @@ TEST(ApiKeys, EveryInvalidBodyIs422WithEachError) {
   expect_body(post("[]"), 400, R"({"error":"Request body must be a JSON object"})");
   // 401 and 403 come before the body's 422.
   EXPECT_TRUE(is_unauthenticated(http("POST", keys_path(s.tenant), {.body = "{}"})));
-  EXPECT_EQ(one("SELECT count(*) FROM api_keys WHERE tenant_id = " + s.tid()), "1");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM api_keys WHERE tenant_id = " + s.tid()), "1");
 }
 
 TEST(ApiKeys, ATenantsLiveKeysStopAtTheCapAndARevokedOneFreesItsSlot) {
@@ -453,9 +448,9 @@ TEST(ApiKeys, ATenantsLiveKeysStopAtTheCapAndARevokedOneFreesItsSlot) {
   expect_body(http("POST", keys_path(s.tenant),
                    {.token = s.token, .body = R"({"name":"one more","scopes":["orders:read"]})"}),
               422, refused);
-  EXPECT_EQ(
-      one("SELECT count(*) FROM api_keys WHERE tenant_id = " + s.tid() + " AND revoked_at IS NULL"),
-      to_string(max));
+  EXPECT_EQ(sql_one("SELECT count(*) FROM api_keys WHERE tenant_id = " + s.tid() +
+                    " AND revoked_at IS NULL"),
+            to_string(max));
   EXPECT_EQ(
       http("DELETE", keys_path(s.tenant) + "/" + to_string(last.id), {.token = s.token}).status,
       200);
@@ -488,9 +483,9 @@ TEST(ApiKeys, LastUsedAtIsStampedAtMostOnceAMinuteWithoutAWritePerRequest) {
   ASSERT_EQ(http("GET", "/api/v2/admin/products", with_key(k.key, s.tenant)).status, 200);
   const std::string fresh = last_used(s.tenant, k.id);
   EXPECT_NE(fresh, old);
-  EXPECT_EQ(one("SELECT last_used_at > now() - interval '10 seconds' FROM api_keys "
-                "WHERE tenant_id = " +
-                s.tid() + " AND id = " + to_string(k.id)),
+  EXPECT_EQ(sql_one("SELECT last_used_at > now() - interval '10 seconds' FROM api_keys "
+                    "WHERE tenant_id = " +
+                    s.tid() + " AND id = " + to_string(k.id)),
             "t");
   // The list shows it.
   HttpResponse list = http("GET", keys_path(s.tenant), {.token = s.token});
@@ -510,18 +505,7 @@ TEST(ApiKeys, AnIdempotentCreateWithAKeyReplaysItsAnswer) {
   EXPECT_EQ(again.status, 201);
   EXPECT_EQ(again.body, first.body);
   EXPECT_EQ(again.headers["idempotent-replayed"], "true");
-  EXPECT_EQ(one("SELECT count(*) FROM products WHERE tenant_id = " + s.tid()), "1");
-}
-
-double sample(const std::string& body, const std::string& series) {
-  std::istringstream in(body);
-  for (std::string line; std::getline(in, line);) {
-    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
-        line[series.size()] == ' ') {
-      return std::stod(line.substr(series.size() + 1));
-    }
-  }
-  return -1;
+  EXPECT_EQ(sql_one("SELECT count(*) FROM products WHERE tenant_id = " + s.tid()), "1");
 }
 
 TEST(ApiKeys, MetricsCountKeyedRequestsByOutcome) {
@@ -534,8 +518,8 @@ TEST(ApiKeys, MetricsCountKeyedRequestsByOutcome) {
     EXPECT_EQ(m.status, 200);
     std::vector<double> out;
     for (const std::string& o : outcomes) {
-      out.push_back(
-          sample(m.body, R"(commerce_admin_api_key_requests_total{outcome=")" + o + R"("})"));
+      out.push_back(metrics_sample(
+          m.body, R"(commerce_admin_api_key_requests_total{outcome=")" + o + R"("})"));
     }
     return out;
   };

@@ -14,6 +14,12 @@
 namespace ca {
 namespace {
 
+// The one rule of a live session (sessions s): the token's session ($1) of
+// the token's subject ($2), not revoked, not expired. Every session check
+// below uses it.
+#define CA_SESSION_LIVE \
+  "s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"
+
 // $1 session id, $2 user id from the token, $3 tenant id or NULL.
 // Columns: user id, name, email, role (NULL when not a member). A
 // membership implies the tenant (foreign key), so whether a tenant exists is
@@ -27,7 +33,7 @@ const Statement kAuthenticate{
     "       (SELECT m.role FROM memberships m WHERE m.tenant_id = $3::bigint AND m.user_id = $2) "
     "         AS role "
     "FROM sessions s "
-    "WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()"};
+    "WHERE " CA_SESSION_LIVE};
 
 // The same check sent with a read of the tenant's data
 // (authenticate_tenant_header_read), as one value: the caller's role. When
@@ -41,9 +47,8 @@ constexpr const char* kNoSessionState = "CA401";
 constexpr const char* kNotMemberState = "CA403";
 const Statement kAuthenticateForRead{
     "auth_session_for_read",
-    "SELECT CASE WHEN (SELECT s.user_id FROM sessions s "
-    "                  WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL "
-    "                    AND s.expires_at > now()) IS NULL "
+    "SELECT CASE WHEN (SELECT s.user_id FROM sessions s WHERE " CA_SESSION_LIVE
+    ") IS NULL "
     "            THEN ca_refuse('CA401', 'no live session') "
     "            ELSE COALESCE((SELECT m.role FROM memberships m "
     "                           WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
@@ -56,9 +61,8 @@ const Statement kAuthenticateForRead{
 constexpr const char* kNotAdminState = "CA4AD";
 const Statement kAuthenticateForWrite{
     "auth_session_for_write",
-    "SELECT CASE WHEN (SELECT s.user_id FROM sessions s "
-    "                  WHERE s.id = $1::uuid AND s.user_id = $2 AND s.revoked_at IS NULL "
-    "                    AND s.expires_at > now()) IS NULL "
+    "SELECT CASE WHEN (SELECT s.user_id FROM sessions s WHERE " CA_SESSION_LIVE
+    ") IS NULL "
     "            THEN ca_refuse('CA401', 'no live session') "
     "            WHEN $3::bigint IS NULL THEN 'NONE' "
     "            ELSE COALESCE((SELECT m.role FROM memberships m "
@@ -78,37 +82,37 @@ const Statement kAuthenticateForWrite{
 // scopes of which the route needs one (scopes_granting_literal()). It
 // raises CA401 unless that very key is live, then CA4KT when the request
 // is for another tenant, then CA4SC when the key has none of $6; otherwise
-// its value is the role a key acts with (ADMIN) and the key's name. A
-// refusal stops the pipeline it leads, as the session checks' do.
-//
-// `used` stamps last_used_at, but only on an allowed request and when the
-// stamp is over a minute old: every other request finds no row to update
-// and writes nothing (no tuple, no WAL; the implicit transaction gets no
-// transaction id), so a key in steady use costs one row version a minute,
-// not one per request (decision 0107). The stamp's row lock is held to the
-// end of the request's transaction; a request of the same key meanwhile
-// waits for it once, then sees the fresh stamp and updates nothing.
+// its value is the role a key acts with (ADMIN), the key's name, and
+// whether its last_used_at is over a minute old (kStampKey). A refusal
+// stops the pipeline it leads, as the session checks' do. A read: the stamp
+// is not in it (decision 0107).
 constexpr const char* kNoKeyState = "CA401";
 constexpr const char* kKeyOtherTenantState = "CA4KT";
 constexpr const char* kKeyScopeState = "CA4SC";
 const Statement kAuthenticateKey{
     "auth_api_key",
-    "WITH k AS (SELECT name, scopes FROM api_keys "
+    "WITH k AS (SELECT name, scopes, last_used_at FROM api_keys "
     "           WHERE tenant_id = $1 AND id = $2 AND created_by = $3 AND key_hash = $4::bytea "
-    "             AND revoked_at IS NULL), "
-    "used AS (UPDATE api_keys SET last_used_at = now() "
-    "         WHERE tenant_id = $1 AND id = $2 AND created_by = $3 AND key_hash = $4::bytea "
-    "           AND revoked_at IS NULL AND ($5::bigint IS NULL OR $5::bigint = $1) "
-    "           AND scopes && $6::text[] "
-    "           AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') "
-    "         RETURNING id) "
+    "             AND revoked_at IS NULL) "
     "SELECT CASE WHEN k.name IS NULL THEN ca_refuse('CA401', 'no live API key') "
     "            WHEN $5::bigint IS NOT NULL AND $5::bigint <> $1 "
     "              THEN ca_refuse('CA4KT', 'an API key of another tenant') "
     "            WHEN NOT (k.scopes && $6::text[]) "
     "              THEN ca_refuse('CA4SC', 'outside the API key''s scopes') "
-    "            ELSE 'ADMIN' END AS role, k.name AS api_key_name "
+    "            ELSE 'ADMIN' END AS role, k.name AS api_key_name, "
+    "       k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stamp_due "
     "FROM (SELECT 1) AS one (x) LEFT JOIN k ON true"};
+
+// $1 tenant, $2 key id: last_used_at := now() unless another request has
+// stamped it within the minute meanwhile. Sent by stamp_api_key_use() after
+// the handler, outside the request's transaction, only when the check said
+// the stamp is due: a key in steady use costs one row version and one
+// statement a minute per handler process at most, not one per request.
+const Statement kStampKey{
+    "auth_stamp_api_key",
+    "UPDATE api_keys SET last_used_at = now() "
+    "WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL "
+    "  AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')"};
 
 const Statement kTenantExists{"auth_tenant_exists",
                               "SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS found"};
@@ -216,7 +220,7 @@ Db::Query key_check_query(const Ctx& ctx, const ApiKeyParts& key,
 
 // The caller a key's check vouched for, or its refusal (401, 403); either
 // way counted in /metrics.
-Result<Principal> key_check_result(const Ctx& ctx, const ApiKeyParts& key,
+Result<Principal> key_check_result(Ctx& ctx, const ApiKeyParts& key,
                                    std::optional<int64_t> tenant_id, DbResult& r) {
   if (!r.ok()) {
     const std::string& state = r.error().sqlstate;
@@ -238,6 +242,7 @@ Result<Principal> key_check_result(const Ctx& ctx, const ApiKeyParts& key,
     return Error::database(r.error());
   }
   note_key_outcome(ApiKeyOutcome::kAccepted);
+  if (r->boolean(0, "stamp_due")) ctx.key_to_stamp = {key.tenant_id, key.key_id};
   Principal who;
   who.user_id = key.creator_id;
   who.tenant_id = tenant_id.value_or(0);
@@ -365,6 +370,20 @@ Result<bool> path_tenant_exists_unless_member(Ctx& ctx, const Lookup& l, int64_t
 }  // namespace
 
 bool bearer_verifies(const Ctx& ctx) { return verify_bearer(ctx).ok(); }
+
+void stamp_api_key_use(Ctx& ctx) {
+  const ApiKeyRef key = ctx.key_to_stamp;
+  if (key.key_id == 0) return;
+  ctx.key_to_stamp = {};
+  // Never inside a transaction a handler left open: its rollback would take
+  // the stamp with it, or the stamp's row lock would outlive the request.
+  if (ctx.db.in_transaction()) return;
+  DbResult r = ctx.db.exec(kStampKey, {key.tenant_id, key.key_id});
+  if (!r.ok()) {
+    log_warn("api key %lld: last_used_at not stamped: %s", static_cast<long long>(key.key_id),
+             r.error().message.c_str());
+  }
+}
 
 bool bearer_is_api_key(const Request& req) {
   std::optional<std::string_view> credential = bearer_credential(req);

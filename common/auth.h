@@ -48,6 +48,12 @@ bool bearer_verifies(const Ctx& ctx);
 // before anything else (route_dispatch.cc).
 bool bearer_is_api_key(const Request& req);
 
+// After the handler: stamps last_used_at of the API key the request came
+// with, when its check found the stamp over a minute old
+// (Ctx::key_to_stamp); nothing otherwise. Outside any transaction: a
+// failure is logged, never the request's (docs/decisions/0107).
+void stamp_api_key_use(Ctx& ctx);
+
 // API keys. Every function below accepts, beside a session token, an API
 // key of the tenant the request is for, on a route that declares a scope
 // (Ctx::scope) the key has: its check (common/auth.cc, kAuthenticateKey)

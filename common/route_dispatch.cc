@@ -38,6 +38,19 @@ int64_t named_tenant(const Request& req, const RouteMatch& m) {
   return 0;
 }
 
+// The route's handler, through the Idempotency-Key wrapper when the route
+// takes one and the request has one (whose transaction is over when this
+// returns).
+Response serve_route(const RouteMatch& m, Ctx& ctx, const Request& req, Db& db,
+                     const Config& config) {
+  if (m.idempotent && req.idempotency_key) {
+    IdempotentRequest keyed(req, db, config.idempotency_keys_max_per_user);
+    ctx.idempotency = &keyed;
+    return respond(keyed.finish(call_handler(m.handler, ctx)), m.error_style);
+  }
+  return respond(call_handler(m.handler, ctx), m.error_style);
+}
+
 }  // namespace
 
 Response respond(Result<Response> answer, ErrorStyle style) {
@@ -54,8 +67,7 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
   req.params = std::move(m.params);
   log_request_context().route = m.pattern;
-  Ctx ctx{req, db, config};
-  ctx.scope = m.scope;
+  Ctx ctx{req, db, config, /*idempotency=*/nullptr, m.scope, /*key_to_stamp=*/{}};
   // A route that declares no scope takes no API key: refused here, before
   // any other check and without a database round trip, whatever the key
   // (docs/decisions/0106-api-key-checks.md).
@@ -76,12 +88,9 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
       if (!slot) return respond(Error::too_many_requests("Too many requests", 1), m.error_style);
     }
   }
-  if (m.idempotent && req.idempotency_key) {
-    IdempotentRequest keyed(req, db, config.idempotency_keys_max_per_user);
-    ctx.idempotency = &keyed;
-    return respond(keyed.finish(call_handler(m.handler, ctx)), m.error_style);
-  }
-  return respond(call_handler(m.handler, ctx), m.error_style);
+  Response resp = serve_route(m, ctx, req, db, config);
+  stamp_api_key_use(ctx);
+  return resp;
 }
 
 }  // namespace ca

@@ -24,6 +24,12 @@ class Db;
 struct Config;
 
 // What a handler gets for one request.
+// An API key by its primary key (api_keys: tenant, id); key_id 0: none.
+struct ApiKeyRef {
+  int64_t tenant_id = 0;
+  int64_t key_id = 0;
+};
+
 struct Ctx {
   const Request& req;
   Db& db;
@@ -32,6 +38,10 @@ struct Ctx {
   IdempotentRequest* idempotency = nullptr;
   // The scope an API key needs for this route (Route::scope; for auth.h).
   Scope scope = Scope::kNone;
+  // Set by an API key's check that passed when the key's last_used_at is
+  // over a minute old; the dispatcher stamps it after the handler
+  // (stamp_api_key_use(), auth.h).
+  ApiKeyRef key_to_stamp;
 };
 
 // The answer, or the Error the dispatcher renders in the route's style.
@@ -71,6 +81,10 @@ struct Route {
   // The scope an API key needs here (common/api_key.h); kNone: no key may
   // call the route.
   Scope scope = Scope::kNone;
+  // Set by an API key's check that passed when the key's last_used_at is
+  // over a minute old; the dispatcher stamps it after the handler
+  // (stamp_api_key_use(), auth.h).
+  ApiKeyRef key_to_stamp;
 };
 
 struct RouteMatch {

@@ -25,7 +25,7 @@ install(FILES nginx/commerce-admin.conf.in nginx/dev-nginx.conf.in
         DESTINATION share/commerce-admin/nginx)
 install(PROGRAMS scripts/render-nginx DESTINATION share/commerce-admin/scripts)
 # The two database roles, for the operator to run as the PostgreSQL superuser
-# (docs/operations.md, "Install", step 1).
+# (docs/howto/install.md, step 1).
 install(FILES scripts/db-roles.sql DESTINATION share/commerce-admin)
 execute_process(
   COMMAND "${PROJECT_SOURCE_DIR}/scripts/render-nginx"

@@ -232,8 +232,8 @@ TEST(DbRoles, EveryTableIsTheOwnersAndTheRuntimeRoleHasItsDmlOnly) {
 // pg_restore loads data with an empty search_path, and computes generated
 // columns and checks CHECK constraints as it loads: a function they call
 // that calls another unqualified failed there, and the restore left
-// products, announcements and tenants empty (docs/operations.md, "Back up
-// and restore", run by scripts/check-systemd). Every function such an
+// products, announcements and tenants empty (docs/howto/restore.md, run
+// by scripts/check-systemd). Every function such an
 // expression calls carries search_path = public (sql/051); a later
 // CREATE OR REPLACE without it would drop it.
 TEST(DbRestore, EveryFunctionAGeneratedColumnOrConstraintCallsHasItsSearchPath) {

@@ -1,5 +1,5 @@
-// Handlers on TCP, several hosts per group (docs/operations.md, "Handlers on
-// several hosts"): one group's handlers listen on 127.0.0.1 ports, started
+// Handlers on TCP, several hosts per group (docs/howto/scale-handlers.md, "Run
+// a group on several hosts"): one group's handlers listen on 127.0.0.1 ports, started
 // the two ways an operator would (spawn-fcgi -a/-p, which passes the socket
 // on fd 0, and a socket activator that passes it as LISTEN_FDS on fd 3, as
 // systemd does without StandardInput=socket), behind an nginx of this test

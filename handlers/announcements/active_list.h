@@ -1,6 +1,6 @@
 // A tenant's active announcements as the database last gave them, kept to
 // answer GET /announcements/active without reading them again while they
-// are still the list (docs/performance.md, "Active list in memory").
+// are still the list (docs/decisions/0284-active-list-kept-per-thread.md).
 //
 // A kept list is never trusted by itself: every request asks the database,
 // in the round trip that checks the caller's session, for the tenant's list

@@ -448,5 +448,40 @@ TEST(ZzRateLimit, PerTokenFloodGets429AndOtherTokensAreUnaffected) {
   EXPECT_TRUE(wait_for_login());
 }
 
+// An API key is a bearer credential like a session token: it has the same
+// per-credential budget, and another key of the same tenant keeps its own.
+TEST(ZzRateLimit, PerKeyFloodGets429AndTheTenantsOtherKeyIsUnaffected) {
+  Scope s = fresh_scope(admin_token());
+  auto new_key = [&](const std::string& name) {
+    HttpResponse r = http(
+        "POST", "/api/v2/admin/api-keys/" + s.tid(),
+        {.token = s.token, .body = R"({"name":")" + name + R"(","scopes":["products:read"]})"});
+    EXPECT_EQ(r.status, 201) << r.body;
+    return r.str("key");
+  };
+  const std::string flooded = new_key("flooded");
+  const std::string bystander = new_key("bystander");
+  auto results = flood(600, 5, [&] {
+    return http("GET", "/api/v2/admin/products", {.token = flooded, .tenant = s.tid()});
+  });
+  int limited = 0;
+  int ok = 0;
+  for (const HttpResponse& r : results) {
+    if (r.status == 429) {
+      ++limited;
+      EXPECT_EQ(r.body, R"({"error":"Too many requests"})");
+      EXPECT_EQ(r.headers.count("retry-after"), 1u);
+    } else {
+      ++ok;
+      EXPECT_EQ(r.status, 200) << r.body;
+    }
+  }
+  EXPECT_GT(limited, 0) << results.size() << " concurrent requests on one key, none limited";
+  EXPECT_GT(ok, 0);
+  EXPECT_EQ(http("GET", "/api/v2/admin/products", {.token = bystander, .tenant = s.tid()}).status,
+            200);
+  EXPECT_TRUE(wait_for_login());
+}
+
 }  // namespace
 }  // namespace ca::test

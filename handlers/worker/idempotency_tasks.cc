@@ -4,24 +4,22 @@
 // the table grew by a row per keyed write for ever.
 #include "idempotency.h"
 #include "log.h"
+#include "purge.h"
 #include "tasks.h"
 
 namespace ca {
 namespace {
 
-constexpr int64_t kPurgeBatch = 1000;  // the LIMIT in kPurgeExpired
-constexpr int kPurgeMaxPerPass = 20000;
-
 // One batch, oldest first, by idempotency_keys_created_idx. No SKIP LOCKED
 // (Citus refuses a multi-shard SELECT ... FOR UPDATE): a row a request is
 // taking over right now (an expired key used again) is waited for, then
-// left, its created_at being new. The limit is a constant so that the
-// generic plan (Db forces generic plans) is an index scan.
+// left, its created_at being new.
 const Statement kPurgeExpired{
     "worker_idempotency_keys_purge",
     "DELETE FROM idempotency_keys k USING ("
     "  SELECT tenant_id, user_id, key FROM idempotency_keys "
-    "  WHERE created_at <= now() - $1::interval ORDER BY created_at LIMIT 1000) old "
+    "  WHERE created_at <= now() - $1::interval ORDER BY created_at " CA_PURGE_LIMIT
+    ") old "
     "WHERE k.tenant_id = old.tenant_id AND k.user_id = old.user_id AND k.key = old.key "
     "  AND k.created_at <= now() - $1::interval"};
 
@@ -41,18 +39,7 @@ int task_purge_idempotency_keys(Db& db, const Config&) {
     log_error("purging idempotency key counts: %s", counts.error().message.c_str());
     return -1;
   }
-  int done = 0;
-  while (done < kPurgeMaxPerPass) {
-    DbResult r = db.exec(kPurgeExpired, {kIdempotencyKeyLifetime});
-    if (!r.ok()) {
-      log_error("purging expired idempotency keys: %s", r.error().message.c_str());
-      return -1;
-    }
-    int64_t n = r->affected();
-    done += static_cast<int>(n);
-    if (n < kPurgeBatch) break;
-  }
-  return done;
+  return purge_all(db, kPurgeExpired, {kIdempotencyKeyLifetime}, "expired idempotency keys");
 }
 
 }  // namespace ca

@@ -9,21 +9,12 @@
 #include <string>
 #include <utility>
 
+#include "curl_handles.h"
 #include "log.h"
 #include "small_file.h"
 
 namespace ca {
 namespace {
-
-struct CurlDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-struct CurlUrlDeleter {
-  void operator()(CURLU* u) const { curl_url_cleanup(u); }
-};
 
 struct Upload {
   const std::string* data;
@@ -42,7 +33,7 @@ size_t read_message(char* buffer, size_t size, size_t count, void* userdata) {
 
 // Whether MAIL_URL's host is a loopback address or "localhost".
 bool loopback_host(const std::string& url_text) {
-  std::unique_ptr<CURLU, CurlUrlDeleter> url(curl_url());
+  CurlUrl url(curl_url());
   if (!url || curl_url_set(url.get(), CURLUPART_URL, url_text.c_str(), 0) != CURLUE_OK) {
     return false;
   }
@@ -79,14 +70,13 @@ SmtpSender::SmtpSender(const Config& config) : config_(config) {
 SmtpOutcome SmtpSender::send(const std::string& from_address, const std::string& to_address,
                              const std::string& message) const {
   SmtpOutcome out;
-  std::unique_ptr<CURL, CurlDeleter> h(curl_easy_init());
+  CurlEasy h(curl_easy_init());
   if (!h) {
     out.error = "could not start libcurl";
     return out;
   }
   std::string from = "<" + from_address + ">";
-  std::unique_ptr<curl_slist, SlistDeleter> rcpt(
-      curl_slist_append(nullptr, ("<" + to_address + ">").c_str()));
+  CurlSlist rcpt(curl_slist_append(nullptr, ("<" + to_address + ">").c_str()));
   Upload upload{&message};
   char errbuf[CURL_ERROR_SIZE] = {0};
   CURL* c = h.get();

@@ -2,17 +2,10 @@
 
 #include <curl/curl.h>
 
-#include <memory>
+#include "curl_handles.h"
 
 namespace ca {
 namespace {
-
-struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
 
 // The gateway's answer body is not used; only the status counts.
 size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
@@ -21,7 +14,7 @@ size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
 
 PushOutcome push_gateway_send(const Config& config, const std::string& body) {
   if (config.push_gateway_url.empty()) return {false, "PUSH_GATEWAY_URL is not configured"};
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  CurlEasy curl(curl_easy_init());
   if (!curl) return {false, "push gateway unreachable: libcurl could not start"};
 
   curl_slist* raw = curl_slist_append(nullptr, "Content-Type: application/json");
@@ -31,7 +24,7 @@ PushOutcome push_gateway_send(const Config& config, const std::string& body) {
   }
   // No "Expect: 100-continue" round trip for larger bodies.
   raw = curl_slist_append(raw, "Expect:");
-  std::unique_ptr<curl_slist, SlistDeleter> headers(raw);
+  CurlSlist headers(raw);
 
   char error_buffer[CURL_ERROR_SIZE] = {0};
   long timeout = config.webhook_timeout_seconds > 0 ? config.webhook_timeout_seconds : 10;

@@ -2,28 +2,26 @@
 // outbox (`events`), the delivery log (`webhook_deliveries`), the mails and
 // the audit log grow for ever.
 //
-// Each table has one purge function that deletes one batch of at most
-// kBatch rows and returns how many it deleted; the task runs them in order,
-// each until a batch comes back short, kMaxBatches batches were deleted or
-// kBudget has passed. Every batch is a statement (and transaction) of its
-// own, oldest rows first by an index, so no lock is held for longer than one
+// Each table has one purge statement that deletes one batch of at most
+// kPurgeBatch rows (purge.h); the task runs them in order, each until a
+// batch comes back short, kPurgeMaxBatches batches were deleted or kBudget
+// has passed. Every batch is a statement (and transaction) of its own,
+// oldest rows first by an index, so no lock is held for longer than one
 // batch takes, and a large backlog is worked off over several passes
 // instead of in one long one. Rows are selected without locks and deleted
 // by primary key, tenant_id included, as the schema will be distributed by
 // tenant_id (no cross-tenant FOR UPDATE); two workers purging at once only
 // wait for each other's batch. A new table to purge (e.g. expired
-// idempotency keys) is one more function and one more row in kPurges.
+// idempotency keys) is one more statement and one more row in kPurges.
 #include <chrono>
 #include <cstdint>
 
-#include "log.h"
+#include "purge.h"
 #include "tasks.h"
 
 namespace ca {
 namespace {
 
-constexpr int64_t kBatch = 1000;  // the LIMIT in the statements below
-constexpr int kMaxBatches = 20;   // per table and pass
 constexpr auto kBudget = std::chrono::seconds(5);
 
 // Delivered and failed deliveries created more than $1 days ago
@@ -34,7 +32,8 @@ const Statement kPurgeDeliveries{
     "DELETE FROM webhook_deliveries d USING ("
     "  SELECT tenant_id, id FROM webhook_deliveries "
     "  WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1) "
-    "  ORDER BY created_at LIMIT 1000) o "
+    "  ORDER BY created_at " CA_PURGE_LIMIT
+    ") o "
     "WHERE d.tenant_id = o.tenant_id AND d.id = o.id"};
 
 // Events written more than $1 days ago that no delivery refers to any more
@@ -50,7 +49,8 @@ const Statement kPurgeEvents{
     "  WHERE o.created_at < now() - make_interval(days => $1) "
     "    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d "
     "                    WHERE d.tenant_id = o.tenant_id AND d.event_id = o.id) "
-    "  ORDER BY o.created_at LIMIT 1000) x "
+    "  ORDER BY o.created_at " CA_PURGE_LIMIT
+    ") x "
     "WHERE e.tenant_id = x.tenant_id AND e.id = x.id"};
 
 // Mails sent, failed or skipped more than $1 days ago (mails_finished_idx,
@@ -60,7 +60,8 @@ const Statement kPurgeMails{
     "DELETE FROM mails m USING ("
     "  SELECT tenant_id, id FROM mails "
     "  WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1) "
-    "  ORDER BY created_at LIMIT 1000) o "
+    "  ORDER BY created_at " CA_PURGE_LIMIT
+    ") o "
     "WHERE m.tenant_id = o.tenant_id AND m.id = o.id"};
 
 // Audit log entries written more than $1 days ago (AUDIT_RETENTION_DAYS;
@@ -69,71 +70,39 @@ const Statement kPurgeAudit{"worker_retention_audit",
                             "DELETE FROM audit_log a USING ("
                             "  SELECT tenant_id, id FROM audit_log "
                             "  WHERE created_at < now() - make_interval(days => $1) "
-                            "  ORDER BY created_at LIMIT 1000) o "
+                            "  ORDER BY created_at " CA_PURGE_LIMIT
+                            ") o "
                             "WHERE a.tenant_id = o.tenant_id AND a.id = o.id"};
-
-// One batch of a table: rows deleted, or -1 when the statement failed
-// (logged here).
-int64_t run_batch(Db& db, const Statement& statement, const std::vector<Param>& params,
-                  const char* what) {
-  DbResult r = db.exec(statement, params);
-  if (!r.ok()) {
-    log_error("purging %s: %s", what, r.error().message.c_str());
-    return -1;
-  }
-  return r->affected();
-}
-
-int64_t purge_old_deliveries(Db& db, const Config& config) {
-  if (config.retention_days == 0) return 0;
-  return run_batch(db, kPurgeDeliveries, {config.retention_days}, "old webhook deliveries");
-}
-
-int64_t purge_old_events(Db& db, const Config& config) {
-  if (config.retention_days == 0) return 0;
-  return run_batch(db, kPurgeEvents, {config.retention_days}, "old events");
-}
-
-int64_t purge_old_mails(Db& db, const Config& config) {
-  if (config.retention_days == 0) return 0;
-  return run_batch(db, kPurgeMails, {config.retention_days}, "old mails");
-}
-
-int64_t purge_old_audit_entries(Db& db, const Config& config) {
-  if (config.audit_retention_days == 0) return 0;
-  return run_batch(db, kPurgeAudit, {config.audit_retention_days}, "old audit log entries");
-}
 
 struct Purge {
   const char* what;
-  int64_t (*batch)(Db&, const Config&);  // one batch of at most kBatch rows
+  const Statement* batch;  // one batch of at most kPurgeBatch rows
+  int Config::*days;       // $1: rows older than this many days go; 0: none
 };
 
 // Deliveries before events: the events they free go in the same pass.
 const Purge kPurges[] = {
-    {"old webhook deliveries", purge_old_deliveries},
-    {"old events", purge_old_events},
-    {"old mails", purge_old_mails},
-    {"old audit log entries", purge_old_audit_entries},
+    {"old webhook deliveries", &kPurgeDeliveries, &Config::retention_days},
+    {"old events", &kPurgeEvents, &Config::retention_days},
+    {"old mails", &kPurgeMails, &Config::retention_days},
+    {"old audit log entries", &kPurgeAudit, &Config::audit_retention_days},
 };
 
 }  // namespace
 
 int task_purge_old_records(Db& db, const Config& config) {
   auto started = std::chrono::steady_clock::now();
+  auto may_go_on = [&] {
+    return !stop_requested() && std::chrono::steady_clock::now() - started < kBudget;
+  };
   int64_t total = 0;
   bool failed = false;
   for (const Purge& p : kPurges) {
-    for (int i = 0; i < kMaxBatches; ++i) {
-      if (stop_requested() || std::chrono::steady_clock::now() - started >= kBudget) break;
-      int64_t n = p.batch(db, config);
-      if (n < 0) {
-        failed = true;
-        break;
-      }
-      total += n;
-      if (n < kBatch) break;
-    }
+    const int days = config.*p.days;
+    if (days == 0) continue;
+    PurgeOutcome done = purge_in_batches(db, *p.batch, {days}, p.what, may_go_on);
+    total += done.deleted;
+    failed = failed || done.failed;
   }
   if (failed && total == 0) return -1;
   return static_cast<int>(total);

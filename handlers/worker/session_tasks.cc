@@ -4,32 +4,28 @@
 // one behind for ever, and the table the per-request session check reads
 // grew without bound. Revoked sessions go too once they expire. The
 // records of failed logins (sql/021) go too once they lock nothing.
-#include "log.h"
+#include "purge.h"
 #include "tasks.h"
 
 namespace ca {
 namespace {
 
-constexpr int64_t kPurgeBatch = 1000;  // the LIMIT in kPurgeExpired
-constexpr int kPurgeMaxPerPass = 20000;
-
 // One batch, oldest first, by sessions_expiry_idx. Rows another worker is
-// deleting are skipped, not waited for. The ids go through an array and the
-// limit is a constant so that the generic plan (Db forces generic plans) is
-// index scans: `id IN (subquery)` with `LIMIT $1` may plan as a hash join
-// over the whole table.
+// deleting are skipped, not waited for. The ids go through an array so that
+// the generic plan (Db forces generic plans) is index scans: `id IN
+// (subquery)` may plan as a hash join over the whole table.
 const Statement kPurgeExpired{
     "worker_sessions_purge_expired",
     "DELETE FROM sessions WHERE id = ANY (ARRAY(SELECT id FROM sessions WHERE expires_at <= "
-    "now() ORDER BY expires_at LIMIT 1000 FOR UPDATE SKIP LOCKED))"};
+    "now() ORDER BY expires_at " CA_PURGE_LIMIT " FOR UPDATE SKIP LOCKED))"};
 
 // Failed-login records (sql/021) whose newest failure has left the window:
 // they lock nothing any more. The same shape, by login_failures_expiry_idx.
 const Statement kPurgeLoginFailures{
     "worker_login_failures_purge",
     "DELETE FROM login_failures WHERE email_key = ANY (ARRAY(SELECT email_key FROM "
-    "login_failures WHERE expires_at <= now() ORDER BY expires_at LIMIT 1000 "
-    "FOR UPDATE SKIP LOCKED))"};
+    "login_failures WHERE expires_at <= now() ORDER BY expires_at " CA_PURGE_LIMIT
+    " FOR UPDATE SKIP LOCKED))"};
 
 // Password reset tokens past their expiry (used or not: either way they
 // reset nothing any more), and per-email forgot-password records that
@@ -37,41 +33,24 @@ const Statement kPurgeLoginFailures{
 const Statement kPurgePasswordResets{
     "worker_password_resets_purge",
     "DELETE FROM password_resets WHERE token_hash = ANY (ARRAY(SELECT token_hash FROM "
-    "password_resets WHERE expires_at <= now() ORDER BY expires_at LIMIT 1000 "
-    "FOR UPDATE SKIP LOCKED))"};
+    "password_resets WHERE expires_at <= now() ORDER BY expires_at " CA_PURGE_LIMIT
+    " FOR UPDATE SKIP LOCKED))"};
 const Statement kPurgeForgotRequests{
     "worker_password_forgot_requests_purge",
     "DELETE FROM password_forgot_requests WHERE email_key = ANY (ARRAY(SELECT email_key FROM "
-    "password_forgot_requests WHERE expires_at <= now() ORDER BY expires_at LIMIT 1000 "
-    "FOR UPDATE SKIP LOCKED))"};
-
-// Runs `purge` (one batch of at most kPurgeBatch rows) until a batch comes
-// back short or kPurgeMaxPerPass rows are gone; -1 on a database error.
-int purge_in_batches(Db& db, const Statement& purge, const char* what) {
-  int done = 0;
-  while (done < kPurgeMaxPerPass) {
-    DbResult r = db.exec(purge);
-    if (!r.ok()) {
-      log_error("purging %s: %s", what, r.error().message.c_str());
-      return -1;
-    }
-    int64_t n = r->affected();
-    done += static_cast<int>(n);
-    if (n < kPurgeBatch) break;
-  }
-  return done;
-}
+    "password_forgot_requests WHERE expires_at <= now() ORDER BY expires_at " CA_PURGE_LIMIT
+    " FOR UPDATE SKIP LOCKED))"};
 
 }  // namespace
 
 int task_purge_sessions(Db& db, const Config&) {
-  int sessions = purge_in_batches(db, kPurgeExpired, "expired sessions");
+  int sessions = purge_all(db, kPurgeExpired, {}, "expired sessions");
   if (sessions < 0) return -1;
-  int failures = purge_in_batches(db, kPurgeLoginFailures, "stale login failures");
+  int failures = purge_all(db, kPurgeLoginFailures, {}, "stale login failures");
   if (failures < 0) return -1;
-  int resets = purge_in_batches(db, kPurgePasswordResets, "expired password reset tokens");
+  int resets = purge_all(db, kPurgePasswordResets, {}, "expired password reset tokens");
   if (resets < 0) return -1;
-  int forgot = purge_in_batches(db, kPurgeForgotRequests, "stale forgot-password records");
+  int forgot = purge_all(db, kPurgeForgotRequests, {}, "stale forgot-password records");
   if (forgot < 0) return -1;
   return sessions + failures + resets + forgot;
 }

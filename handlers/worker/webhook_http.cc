@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "curl_handles.h"
 #include "net_guard.h"
 
 namespace ca {
@@ -18,24 +19,14 @@ namespace {
 
 constexpr const char* kUserAgent = "commerce-admin-webhooks";
 
-struct EasyDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct MultiDeleter {
-  void operator()(CURLM* m) const { curl_multi_cleanup(m); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
 // One request in flight. Heap-allocated so curl's callback pointers stay
 // valid; owns the request, whose body curl reads without copying.
 struct Transfer {
   uint64_t tag = 0;
   WebhookRequest req;
-  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  CurlSlist headers;
   // Declared after what it points to, so it is cleaned up first.
-  std::unique_ptr<CURL, EasyDeleter> easy;
+  CurlEasy easy;
   bool allow_private = false;
   bool allow_any_port = false;
   std::string refused;         // set when the guard refused an address or port
@@ -169,7 +160,7 @@ struct WebhookSender::State {
   int timeout_seconds = 0;
   bool allow_private = false;
   bool allow_any_port = false;
-  std::unique_ptr<CURLM, MultiDeleter> multi;
+  CurlMulti multi;
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> transfers;
 };
 

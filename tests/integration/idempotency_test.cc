@@ -38,16 +38,10 @@ bool replayed(const HttpResponse& r) {
   return it != r.headers.end() && it->second == "true";
 }
 
-// A tenant of a fresh admin, with a MEMBER who orders, the member's address
-// and one product.
-struct Shop {
-  Scope admin;
-  TestUser buyer;
-  int64_t address = 0;
-  int64_t product = 0;
-
+// open_shop()'s tenant (stack.h), with the calls the tests below repeat.
+struct KeyShop : Shop {
   Call buyer_call(const std::string& body) const {
-    return {.token = buyer.token, .tenant = admin.tid(), .body = body};
+    return {.token = buyer.token, .tenant = tenant_str(), .body = body};
   }
   std::string order_body(int qty = 1) const {
     return R"({"address_id":)" + to_string(address) +
@@ -55,31 +49,17 @@ struct Shop {
            to_string(product) + R"(,"qty":)" + std::to_string(qty) + R"(,"amount":4.5}]})";
   }
   int64_t orders() const {
-    return count("SELECT count(*) FROM orders WHERE tenant_id = " + admin.tid());
+    return count("SELECT count(*) FROM orders WHERE tenant_id = " + tenant_str());
   }
   int64_t events() const {
-    return count("SELECT count(*) FROM events WHERE tenant_id = " + admin.tid());
+    return count("SELECT count(*) FROM events WHERE tenant_id = " + tenant_str());
   }
 };
 
-Shop open_shop() {
-  Shop s;
-  s.admin = fresh_scope(admin_token());
-  s.buyer = add_user(s.admin.token, s.admin.tenant, "MEMBER");
-  HttpResponse a = http("POST", "/api/v2/admin/addresses",
-                        {.token = s.buyer.token,
-                         .body = R"({"street":"Main Street 1","city":"Berlin","country":"DE",)"
-                                 R"("postal_code":"10115"})"});
-  EXPECT_EQ(a.status, 201) << a.body;
-  s.address = a.integer("id");
-  HttpResponse p = http("POST", kProducts, s.admin.call(R"({"name":"Shirt","price":4.5})"));
-  EXPECT_EQ(p.status, 201) << p.body;
-  s.product = p.integer("id");
-  return s;
-}
+KeyShop open_key_shop() { return {open_shop()}; }
 
 TEST(Idempotency, RetryOfACommittedOrderReplaysItsAnswerAndWritesNothing) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   std::string key = unique("order-key");
   HttpResponse first_answer = http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key));
   ASSERT_EQ(first_answer.status, 201) << first_answer.body;
@@ -98,32 +78,32 @@ TEST(Idempotency, RetryOfACommittedOrderReplaysItsAnswerAndWritesNothing) {
   }
   EXPECT_EQ(s.orders(), 1);
   EXPECT_EQ(s.events(), events);  // no second order.created
-  HttpResponse list = http("GET", kOrders, {.token = s.admin.token, .tenant = s.admin.tid()});
+  HttpResponse list = http("GET", kOrders, {.token = s.admin, .tenant = s.tenant_str()});
   ASSERT_EQ(list.status, 200) << list.body;
   EXPECT_EQ(int_of(json_get(list.json.get(), "data"), "total"), 1);
   EXPECT_EQ(int_of(json_get(json_get(list.json.get(), "data"), "data")->child, "id"), order_id);
 }
 
 TEST(Idempotency, WithoutTheHeaderEveryRequestWrites) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   for (int i = 0; i < 2; ++i) {
     HttpResponse r = http("POST", kOrders, s.buyer_call(s.order_body()));
     EXPECT_EQ(r.status, 201) << r.body;
     EXPECT_FALSE(r.headers.count("idempotent-replayed"));
   }
   EXPECT_EQ(s.orders(), 2);
-  EXPECT_EQ(count("SELECT count(*) FROM idempotency_keys WHERE tenant_id = " + s.admin.tid()), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM idempotency_keys WHERE tenant_id = " + s.tenant_str()), 0);
 }
 
 // The second request's claim waits for the first one's transaction (the
 // product row is held by the test meanwhile), then replays its answer.
 TEST(Idempotency, ARepeatWhileTheFirstRunsWaitsForItThenReplays) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   std::string key = unique("order-key");
   PgConn holder = connect_database();
   ASSERT_TRUE(holder);
   ASSERT_TRUE(exec_ok(holder.get(), "BEGIN"));
-  ASSERT_TRUE(exec_ok(holder.get(), "SELECT 1 FROM products WHERE tenant_id = " + s.admin.tid() +
+  ASSERT_TRUE(exec_ok(holder.get(), "SELECT 1 FROM products WHERE tenant_id = " + s.tenant_str() +
                                         " AND id = " + to_string(s.product) + " FOR UPDATE"));
   auto post = [&] { return http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key)); };
   auto first_request = std::async(std::launch::async, post);
@@ -142,7 +122,7 @@ TEST(Idempotency, ARepeatWhileTheFirstRunsWaitsForItThenReplays) {
 }
 
 TEST(Idempotency, ConcurrentRequestsWithOneKeyWriteOneOrder) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   std::string key = unique("order-key");
   std::vector<HttpResponse> answers = http_concurrent(
       8, 8, [&](int) { return http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key)); });
@@ -157,7 +137,7 @@ TEST(Idempotency, ConcurrentRequestsWithOneKeyWriteOneOrder) {
 }
 
 TEST(Idempotency, TheSameKeyWithAnotherRequestIs422) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   std::string key = unique("order-key");
   HttpResponse r = http("POST", kOrders, keyed(s.buyer_call(s.order_body(1)), key));
   ASSERT_EQ(r.status, 201) << r.body;
@@ -173,7 +153,7 @@ TEST(Idempotency, TheSameKeyWithAnotherRequestIs422) {
   // Another path in the same tenant (products answer in their own shape).
   HttpResponse product =
       http("POST", kProducts,
-           keyed({.token = s.buyer.token, .tenant = s.admin.tid(), .body = s.order_body(1)}, key));
+           keyed({.token = s.buyer.token, .tenant = s.tenant_str(), .body = s.order_body(1)}, key));
   expect_body(product, 422,
               R"({"message":"The given data was invalid.","errors":{"Idempotency-Key":["This )"
               R"(Idempotency-Key was already used with another request in the last 24 hours."]}})");
@@ -258,7 +238,7 @@ TEST(Idempotency, AMalformedKeyIs400AfterTheAccessChecks) {
 // A failed request stores nothing: the corrected retry with the same key
 // runs, and so does the same failing one (it fails again).
 TEST(Idempotency, FailuresAreNotStored) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   std::string key = unique("order-key");
   std::string invalid = R"({"address_id":)" + to_string(s.address) + R"(,"payment_type":1})";
   for (int i = 0; i < 2; ++i) {
@@ -266,7 +246,7 @@ TEST(Idempotency, FailuresAreNotStored) {
     EXPECT_EQ(r.status, 422) << r.body;
     EXPECT_FALSE(replayed(r));
   }
-  EXPECT_EQ(count("SELECT count(*) FROM idempotency_keys WHERE tenant_id = " + s.admin.tid()), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM idempotency_keys WHERE tenant_id = " + s.tenant_str()), 0);
   HttpResponse fixed = http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key));
   EXPECT_EQ(fixed.status, 201) << fixed.body;
   EXPECT_FALSE(replayed(fixed));
@@ -276,12 +256,12 @@ TEST(Idempotency, FailuresAreNotStored) {
 // A replay is still a request of the caller: a dead session is 401 and a
 // member who left is 403, not the stored answer.
 TEST(Idempotency, AReplayChecksTheSessionAndTheMembership) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   std::string key = unique("order-key");
   ASSERT_EQ(http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key)).status, 201);
   HttpResponse removed =
-      http("DELETE", "/api/v2/admin/team-members/" + s.admin.tid() + "/" + to_string(s.buyer.id),
-           {.token = s.admin.token});
+      http("DELETE", "/api/v2/admin/team-members/" + s.tenant_str() + "/" + to_string(s.buyer.id),
+           {.token = s.admin});
   ASSERT_EQ(removed.status, 200) << removed.body;
   expect_body(http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key)), 403,
               R"({"error":"You are not a member of this tenant"})");
@@ -290,13 +270,13 @@ TEST(Idempotency, AReplayChecksTheSessionAndTheMembership) {
 }
 
 TEST(Idempotency, AnExpiredKeyRunsAgain) {
-  Shop s = open_shop();
+  KeyShop s = open_key_shop();
   std::string key = unique("order-key");
   HttpResponse first_answer = http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key));
   ASSERT_EQ(first_answer.status, 201);
   sql("UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 second' "
       "WHERE tenant_id = " +
-      s.admin.tid() + " AND key = '" + key + "'");
+      s.tenant_str() + " AND key = '" + key + "'");
   HttpResponse again = http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key));
   EXPECT_EQ(again.status, 201) << again.body;
   EXPECT_FALSE(replayed(again));
@@ -334,8 +314,8 @@ TEST(Idempotency, TheWorkerPurgesExpiredKeys) {
 // replays the answer and writes nothing (no row, no event); a route that
 // does not take keys ignores the header.
 TEST(Idempotency, EveryKeyedRouteReplaysWithoutWriting) {
-  Shop s = open_shop();
-  std::string tid = s.admin.tid();
+  KeyShop s = open_key_shop();
+  std::string tid = s.tenant_str();
   HttpResponse order = http("POST", kOrders, s.buyer_call(s.order_body()));
   ASSERT_EQ(order.status, 201) << order.body;
   int64_t order_id = int_of(order["data"], "id");
@@ -358,12 +338,12 @@ TEST(Idempotency, EveryKeyedRouteReplaysWithoutWriting) {
       {"order status", kOrders + "/" + to_string(order_id) + "/status",
        s.buyer_call(R"({"status":"processing"})"), 200,
        "SELECT count(*) FROM orders WHERE tenant_id = " + tid + " AND status = 'processing'"},
-      {"product", kProducts, s.admin.call(R"({"name":"Cap","price":2})"), 201,
+      {"product", kProducts, s.scope().call(R"({"name":"Cap","price":2})"), 201,
        "SELECT count(*) FROM products WHERE tenant_id = " + tid},
-      {"category", "/api/v2/admin/category/create", s.admin.call(R"({"name":"Hats"})"), 201,
+      {"category", "/api/v2/admin/category/create", s.scope().call(R"({"name":"Hats"})"), 201,
        "SELECT count(*) FROM categories WHERE tenant_id = " + tid},
       {"announcement", "/api/v2/admin/announcements",
-       s.admin.call(R"({"title":"Hello","type":"info","status":"published"})"), 201,
+       s.scope().call(R"({"title":"Hello","type":"info","status":"published"})"), 201,
        "SELECT count(*) FROM announcements WHERE tenant_id = " + tid},
       {"address",
        "/api/v2/admin/addresses",
@@ -378,12 +358,12 @@ TEST(Idempotency, EveryKeyedRouteReplaysWithoutWriting) {
        "SELECT count(*) FROM memberships WHERE user_id = " + to_string(user)},
       {"webhook",
        "/api/v2/admin/webhooks/" + tid,
-       {.token = s.admin.token, .body = R"({"url":"http://127.0.0.1:1024/in","events":["*"]})"},
+       {.token = s.admin, .body = R"({"url":"http://127.0.0.1:1024/in","events":["*"]})"},
        201,
        "SELECT count(*) FROM webhooks WHERE tenant_id = " + tid},
       {"team member",
        "/api/v2/admin/team-members/" + tid,
-       {.token = s.admin.token,
+       {.token = s.admin,
         .body = R"({"email":")" + unique("invitee") +
                 R"(@example.com","role":"MEMBER",)"
                 R"("name":"Invitee","password":"invitee-password"})"},
@@ -411,7 +391,7 @@ TEST(Idempotency, EveryKeyedRouteReplaysWithoutWriting) {
 
   // Not a keyed route (an update): the header changes nothing, both run.
   std::string key = unique("update-key");
-  Call rename = keyed(s.admin.call(R"({"name":"Renamed"})"), key);
+  Call rename = keyed(s.scope().call(R"({"name":"Renamed"})"), key);
   std::string path = kProducts + "/" + to_string(s.product);
   HttpResponse u1 = http("POST", path, rename);
   HttpResponse u2 = http("POST", path, rename);

@@ -24,9 +24,6 @@ const char* kInvalid = R"({"error":"The invitation is invalid, used, revoked or 
 const char* kNeedsAdmin = R"({"error":"This action requires the ADMIN role"})";
 const char* kAccept = "/api/v2/admin/invitations/accept";
 
-std::string members_path(int64_t tenant) {
-  return "/api/v2/admin/team-members/" + to_string(tenant);
-}
 std::string invitations_path(int64_t tenant) { return members_path(tenant) + "/invitations"; }
 std::string invitation_path(int64_t tenant, int64_t id) {
   return invitations_path(tenant) + "/" + to_string(id);

@@ -39,51 +39,10 @@ int64_t count(const std::string& query) { return std::stoll(first(sql(query))); 
 
 std::string q(const std::string& s) { return "\"" + s + "\""; }
 
-// A tenant with an ADMIN (the seeded admin), a MEMBER who orders, the
-// member's address and one product.
-struct Shop {
-  std::string admin;
-  int64_t tenant = 0;
-  TestUser buyer;
-  int64_t address = 0;
-  int64_t product = 0;
-  std::string tenant_str() const { return to_string(tenant); }
-};
-
-int64_t create_address(const std::string& token, const std::string& street = "Main Street 1",
-                       const std::string& city = "Berlin") {
-  HttpResponse r = http("POST", kAddresses,
-                        {.token = token,
-                         .body = R"({"street":")" + street + R"(","city":")" + city +
-                                 R"(","country":"DE","postal_code":"10115"})"});
-  EXPECT_EQ(r.status, 201) << r.body;
-  return r.integer("id");
-}
-
-int64_t create_product(const std::string& token, int64_t tenant, const std::string& name,
-                       const std::string& price = "4.5") {
-  HttpResponse r = http("POST", "/api/v2/admin/products",
-                        {.token = token,
-                         .tenant = to_string(tenant),
-                         .body = R"({"name":")" + name + R"(","price":)" + price + "}"});
-  EXPECT_EQ(r.status, 201) << r.body;
-  return r.integer("id");
-}
-
 void delete_product(const std::string& token, int64_t tenant, int64_t id) {
   HttpResponse r = http("DELETE", "/api/v2/admin/products/" + to_string(id),
                         {.token = token, .tenant = to_string(tenant)});
   EXPECT_EQ(r.status, 200) << r.body;
-}
-
-Shop open_shop() {
-  Shop s;
-  s.admin = admin_token();
-  s.tenant = create_tenant(s.admin, unique("shop"));
-  s.buyer = add_user(s.admin, s.tenant, "MEMBER");
-  s.address = create_address(s.buyer.token);
-  s.product = create_product(s.admin, s.tenant, "Shirt");
-  return s;
 }
 
 std::string item(int64_t product, int qty, const std::string& amount,

@@ -88,6 +88,40 @@ Scope fresh_scope(const std::string& token) {
   return {.token = token, .tenant = create_tenant(token, unique("Scoped tenant"))};
 }
 
+int64_t create_address(const std::string& token, const std::string& street,
+                       const std::string& city) {
+  HttpResponse r = http("POST", "/api/v2/admin/addresses",
+                        {.token = token,
+                         .body = R"({"street":")" + street + R"(","city":")" + city +
+                                 R"(","country":"DE","postal_code":"10115"})"});
+  EXPECT_EQ(r.status, 201) << r.body;
+  return r.integer("id");
+}
+
+int64_t create_product(const std::string& token, int64_t tenant, const std::string& name,
+                       const std::string& price) {
+  HttpResponse r = http("POST", "/api/v2/admin/products",
+                        {.token = token,
+                         .tenant = to_string(tenant),
+                         .body = R"({"name":")" + name + R"(","price":)" + price + "}"});
+  EXPECT_EQ(r.status, 201) << r.body;
+  return r.integer("id");
+}
+
+Shop open_shop() {
+  Shop s;
+  s.admin = admin_token();
+  s.tenant = create_tenant(s.admin, unique("shop"));
+  s.buyer = add_user(s.admin, s.tenant, "MEMBER");
+  s.address = create_address(s.buyer.token);
+  s.product = create_product(s.admin, s.tenant, "Shirt");
+  return s;
+}
+
+std::string members_path(int64_t tenant) {
+  return "/api/v2/admin/team-members/" + to_string(tenant);
+}
+
 std::string json_text(const std::string& s) {
   Json v(cJSON_CreateString(s.c_str()));
   return json_dump(v.get());

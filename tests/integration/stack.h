@@ -134,6 +134,30 @@ struct Scope {
 };
 Scope fresh_scope(const std::string& token);
 
+// A tenant of the seeded admin (`admin`, its token), with a MEMBER who
+// orders (`buyer`), the buyer's address (Main Street 1, Berlin) and one
+// product ("Shirt", 4.50): what an order needs.
+struct Shop {
+  std::string admin;
+  int64_t tenant = 0;
+  TestUser buyer;
+  int64_t address = 0;
+  int64_t product = 0;
+  std::string tenant_str() const { return to_string(tenant); }
+  Scope scope() const { return {.token = admin, .tenant = tenant}; }
+};
+Shop open_shop();
+// Creates an address of `token`'s user (country DE, postal code 10115);
+// returns its id.
+int64_t create_address(const std::string& token, const std::string& street = "Main Street 1",
+                       const std::string& city = "Berlin");
+// Creates a product of `tenant` as `token`; returns its id.
+int64_t create_product(const std::string& token, int64_t tenant, const std::string& name,
+                       const std::string& price = "4.5");
+
+// /api/v2/admin/team-members/{tenant}: the tenant's members and invitations.
+std::string members_path(int64_t tenant);
+
 // `s` as a JSON string literal (quoted and escaped).
 std::string json_text(const std::string& s);
 // `unit` repeated `n` times.

@@ -11,9 +11,6 @@
 namespace ca::test {
 namespace {
 
-std::string members_path(int64_t tenant) {
-  return "/api/v2/admin/team-members/" + to_string(tenant);
-}
 std::string member_path(int64_t tenant, int64_t user) {
   return members_path(tenant) + "/" + to_string(user);
 }

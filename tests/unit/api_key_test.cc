@@ -11,6 +11,7 @@
 
 #include "jwt.h"
 #include "router.h"
+#include "unit_helpers.h"
 
 namespace ca {
 namespace {
@@ -59,11 +60,11 @@ TEST(ApiKey, MalformedKeysAreRefused) {
 }
 
 TEST(ApiKey, OnlyTheCakPrefixMarksAKey) {
-  EXPECT_TRUE(api_key_like("cak_"));
-  EXPECT_TRUE(api_key_like("cak_garbage"));
-  EXPECT_FALSE(api_key_like("cak"));
-  EXPECT_FALSE(api_key_like("eyJhbGciOiJIUzI1NiJ9.e30.sig"));
-  EXPECT_FALSE(api_key_like(""));
+  expect_each<bool>(api_key_like, {{"cak_", true},
+                                   {"cak_garbage", true},
+                                   {"cak", false},
+                                   {"eyJhbGciOiJIUzI1NiJ9.e30.sig", false},
+                                   {"", false}});
 }
 
 TEST(ApiKey, SecretsAre64HexDigitsAndDiffer) {

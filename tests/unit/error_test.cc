@@ -10,6 +10,7 @@
 
 #include "db.h"
 #include "log.h"
+#include "unit_helpers.h"
 
 namespace ca {
 namespace {
@@ -144,13 +145,13 @@ TEST(RenderTest, UnavailableIsSuccessFalseOnlyInTheSuccessStyle) {
 }
 
 TEST(DbErrorKindTest, SqlstatesMapToKinds) {
-  EXPECT_EQ(db_error_kind("23505"), DbErrorKind::kUniqueViolation);
-  EXPECT_EQ(db_error_kind("23503"), DbErrorKind::kForeignKeyViolation);
-  EXPECT_EQ(db_error_kind("23514"), DbErrorKind::kCheckViolation);
-  EXPECT_EQ(db_error_kind("22P02"), DbErrorKind::kBadData);
-  EXPECT_EQ(db_error_kind("08006"), DbErrorKind::kConnection);
-  EXPECT_EQ(db_error_kind("57014"), DbErrorKind::kTimeout);
-  EXPECT_EQ(db_error_kind("42P01"), DbErrorKind::kOther);
+  expect_each<DbErrorKind>(db_error_kind, {{"23505", DbErrorKind::kUniqueViolation},
+                                           {"23503", DbErrorKind::kForeignKeyViolation},
+                                           {"23514", DbErrorKind::kCheckViolation},
+                                           {"22P02", DbErrorKind::kBadData},
+                                           {"08006", DbErrorKind::kConnection},
+                                           {"57014", DbErrorKind::kTimeout},
+                                           {"42P01", DbErrorKind::kOther}});
 }
 
 // The database could not serve the request, or rolled its transaction back

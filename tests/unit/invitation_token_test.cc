@@ -7,14 +7,12 @@
 #include <string>
 
 #include "jwt.h"
+#include "unit_helpers.h"
 
 namespace ca {
 namespace {
 
-class InvitationTokenTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { crypto_init(); }
-};
+class InvitationTokenTest : public CryptoTest {};
 
 TEST_F(InvitationTokenTest, SecretsAre43Base64UrlCharactersAndDiffer) {
   std::set<std::string> seen;

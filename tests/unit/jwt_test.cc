@@ -9,16 +9,15 @@
 #include <set>
 #include <string>
 
+#include "unit_helpers.h"
+
 namespace ca {
 namespace {
 
 constexpr std::string_view kSecret = "0123456789abcdef0123456789abcdef-test-secret";
 constexpr int64_t kNow = 1'800'000'000;
 
-class JwtTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { crypto_init(); }
-};
+class JwtTest : public CryptoTest {};
 
 TokenClaims claims() {
   TokenClaims c;
@@ -230,11 +229,8 @@ TEST_F(JwtTest, Base64urlRoundTripsEveryByteWithoutPadding) {
 }
 
 TEST_F(JwtTest, Base64urlKnownVectors) {
-  EXPECT_EQ(base64url_encode(""), "");
-  EXPECT_EQ(base64url_encode("f"), "Zg");
-  EXPECT_EQ(base64url_encode("fo"), "Zm8");
-  EXPECT_EQ(base64url_encode("foo"), "Zm9v");
-  EXPECT_EQ(base64url_encode("\xfb\xff"), "-_8");
+  expect_each(base64url_encode,
+              {{"", ""}, {"f", "Zg"}, {"fo", "Zm8"}, {"foo", "Zm9v"}, {"\xfb\xff", "-_8"}});
   EXPECT_EQ(base64url_decode("-_8").value_or(""), "\xfb\xff");
   EXPECT_EQ(base64url_decode("").value_or("<fail>"), "");
 }

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "unit_helpers.h"
+
 namespace ca {
 namespace {
 
@@ -183,41 +185,42 @@ TEST(WebhookUrlTest, HttpAndHttpsUrlsParseWithDefaultPorts) {
 }
 
 TEST(WebhookUrlTest, OtherSchemesAndRelativeUrlsAreRefused) {
-  EXPECT_EQ(refusal("ftp://example.com/"), "must use http or https");
-  EXPECT_EQ(refusal("file:///etc/passwd"), "must use http or https");
-  EXPECT_EQ(refusal("gopher://example.com/"), "must use http or https");
-  EXPECT_EQ(refusal("example.com/hook"),
-            "must be an absolute URL starting with http:// or https://");
-  EXPECT_EQ(refusal("/hook"), "must be an absolute URL starting with http:// or https://");
-  EXPECT_EQ(refusal("://example.com"), "must be an absolute URL starting with http:// or https://");
-  EXPECT_EQ(refusal(""), "must be an absolute URL starting with http:// or https://");
+  expect_each(refusal,
+              {{"ftp://example.com/", "must use http or https"},
+               {"file:///etc/passwd", "must use http or https"},
+               {"gopher://example.com/", "must use http or https"},
+               {"example.com/hook", "must be an absolute URL starting with http:// or https://"},
+               {"/hook", "must be an absolute URL starting with http:// or https://"},
+               {"://example.com", "must be an absolute URL starting with http:// or https://"},
+               {"", "must be an absolute URL starting with http:// or https://"}});
 }
 
 TEST(WebhookUrlTest, MalformedHostsPortsAndPartsAreRefused) {
-  EXPECT_EQ(refusal("http://"), "must name a host");
-  EXPECT_EQ(refusal("http:///path"), "must name a host");
-  EXPECT_EQ(refusal("http://:80/"), "must name a host");
-  EXPECT_EQ(refusal("http://exa$mple.com/"), "must have a valid host name");
-  EXPECT_EQ(refusal("http://.example.com/"), "must have a valid host name");
-  EXPECT_EQ(refusal("http://a..b/"), "must have a valid host name");
-  EXPECT_EQ(refusal("http://127.0.0.%31/"), "must have a valid host name");
-  EXPECT_EQ(refusal("http://[::1/"), "must have a valid IPv6 address in brackets");
-  EXPECT_EQ(refusal("http://[fe80::1%25eth0]/"), "must have a valid IPv6 address in brackets");
-  EXPECT_EQ(refusal("http://[zz::1]/"), "must have a valid IPv6 address in brackets");
-  EXPECT_EQ(refusal("http://example.com:0/"), "must have a port from 1 to 65535");
-  EXPECT_EQ(refusal("http://example.com:65536/"), "must have a port from 1 to 65535");
-  EXPECT_EQ(refusal("http://example.com:/"), "must have a port from 1 to 65535");
-  EXPECT_EQ(refusal("http://example.com:8o/"), "must have a port from 1 to 65535");
-  EXPECT_EQ(refusal("http://[::1]x/"), "must have a port from 1 to 65535");
-  EXPECT_EQ(refusal("http://user:pw@example.com/"), "must not contain a user name or password");
-  EXPECT_EQ(refusal("http://example.com@127.0.0.1/"), "must not contain a user name or password");
-  EXPECT_EQ(refusal("http://example.com/#frag"), "must not contain a fragment (#...)");
-  EXPECT_EQ(refusal("http://exa mple.com/"),
-            "must not contain spaces, control characters or non-ASCII characters");
-  EXPECT_EQ(refusal("http://example.com/\n"),
-            "must not contain spaces, control characters or non-ASCII characters");
-  EXPECT_EQ(refusal("http://bücher.example/"),
-            "must not contain spaces, control characters or non-ASCII characters");
+  expect_each(refusal,
+              {{"http://", "must name a host"},
+               {"http:///path", "must name a host"},
+               {"http://:80/", "must name a host"},
+               {"http://exa$mple.com/", "must have a valid host name"},
+               {"http://.example.com/", "must have a valid host name"},
+               {"http://a..b/", "must have a valid host name"},
+               {"http://127.0.0.%31/", "must have a valid host name"},
+               {"http://[::1/", "must have a valid IPv6 address in brackets"},
+               {"http://[fe80::1%25eth0]/", "must have a valid IPv6 address in brackets"},
+               {"http://[zz::1]/", "must have a valid IPv6 address in brackets"},
+               {"http://example.com:0/", "must have a port from 1 to 65535"},
+               {"http://example.com:65536/", "must have a port from 1 to 65535"},
+               {"http://example.com:/", "must have a port from 1 to 65535"},
+               {"http://example.com:8o/", "must have a port from 1 to 65535"},
+               {"http://[::1]x/", "must have a port from 1 to 65535"},
+               {"http://user:pw@example.com/", "must not contain a user name or password"},
+               {"http://example.com@127.0.0.1/", "must not contain a user name or password"},
+               {"http://example.com/#frag", "must not contain a fragment (#...)"},
+               {"http://exa mple.com/",
+                "must not contain spaces, control characters or non-ASCII characters"},
+               {"http://example.com/\n",
+                "must not contain spaces, control characters or non-ASCII characters"},
+               {"http://bücher.example/",
+                "must not contain spaces, control characters or non-ASCII characters"}});
 }
 
 TEST(WebhookUrlTest, LengthLimitIs2048Bytes) {

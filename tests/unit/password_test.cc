@@ -9,14 +9,12 @@
 #include <vector>
 
 #include "jwt.h"
+#include "unit_helpers.h"
 
 namespace ca {
 namespace {
 
-class PasswordTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { crypto_init(); }
-};
+class PasswordTest : public CryptoTest {};
 
 TEST_F(PasswordTest, HashIsArgon2idAndVerifiesOnlyTheSamePassword) {
   auto hash = password_hash("correct horse battery staple");

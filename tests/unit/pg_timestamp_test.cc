@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "unit_helpers.h"
+
 namespace ca {
 namespace {
 
@@ -21,30 +23,30 @@ TEST(PgTimestampTest, FullMicrosecondsKeepTheirDigits) {
 }
 
 TEST(PgTimestampTest, TrimmedFractionsArePaddedToMicroseconds) {
-  EXPECT_EQ(iso("2026-11-22 22:08:51.5+00"), "2026-11-22T22:08:51.500000Z");
-  EXPECT_EQ(iso("2026-11-22 22:08:51.12+00"), "2026-11-22T22:08:51.120000Z");
-  EXPECT_EQ(iso("2026-11-22 22:08:51.00001+00"), "2026-11-22T22:08:51.000010Z");
+  expect_each(iso, {{"2026-11-22 22:08:51.5+00", "2026-11-22T22:08:51.500000Z"},
+                    {"2026-11-22 22:08:51.12+00", "2026-11-22T22:08:51.120000Z"},
+                    {"2026-11-22 22:08:51.00001+00", "2026-11-22T22:08:51.000010Z"}});
 }
 
 TEST(PgTimestampTest, WholeSecondsGetSixZeros) {
-  EXPECT_EQ(iso("2026-12-01 10:00:00+00"), "2026-12-01T10:00:00.000000Z");
-  EXPECT_EQ(iso("0001-01-01 00:00:00+00"), "0001-01-01T00:00:00.000000Z");
+  expect_each(iso, {{"2026-12-01 10:00:00+00", "2026-12-01T10:00:00.000000Z"},
+                    {"0001-01-01 00:00:00+00", "0001-01-01T00:00:00.000000Z"}});
 }
 
 TEST(PgTimestampTest, AnythingButUtcIsoTextIsRefused) {
-  EXPECT_EQ(iso(""), "refused");
-  EXPECT_EQ(iso("infinity"), "refused");
-  EXPECT_EQ(iso("-infinity"), "refused");
-  EXPECT_EQ(iso("2026-11-22 23:08:51.5+01"), "refused");     // another zone
-  EXPECT_EQ(iso("2026-11-22 22:08:51.5+00:30"), "refused");  // offset with minutes
-  EXPECT_EQ(iso("0044-03-15 12:00:00+00 BC"), "refused");
-  EXPECT_EQ(iso("12026-11-22 22:08:51+00"), "refused");         // year past 9999
-  EXPECT_EQ(iso("11/22/2026 22:08:51.5 UTC"), "refused");       // DateStyle SQL
-  EXPECT_EQ(iso("Sun Nov 22 22:08:51.5 2026 UTC"), "refused");  // DateStyle Postgres
-  EXPECT_EQ(iso("2026-11-22 22:08:51.1234567+00"), "refused");  // 7 digits
-  EXPECT_EQ(iso("2026-11-22 22:08:51.+00"), "refused");
-  EXPECT_EQ(iso("2026-11-22T22:08:51+00"), "refused");
-  EXPECT_EQ(iso("2026-11-22 22:08:5x+00"), "refused");
+  expect_each(iso, {{"", "refused"},
+                    {"infinity", "refused"},
+                    {"-infinity", "refused"},
+                    {"2026-11-22 23:08:51.5+01", "refused"},     // another zone
+                    {"2026-11-22 22:08:51.5+00:30", "refused"},  // offset with minutes
+                    {"0044-03-15 12:00:00+00 BC", "refused"},
+                    {"12026-11-22 22:08:51+00", "refused"},         // year past 9999
+                    {"11/22/2026 22:08:51.5 UTC", "refused"},       // DateStyle SQL
+                    {"Sun Nov 22 22:08:51.5 2026 UTC", "refused"},  // DateStyle Postgres
+                    {"2026-11-22 22:08:51.1234567+00", "refused"},  // 7 digits
+                    {"2026-11-22 22:08:51.+00", "refused"},
+                    {"2026-11-22T22:08:51+00", "refused"},
+                    {"2026-11-22 22:08:5x+00", "refused"}});
 }
 
 }  // namespace

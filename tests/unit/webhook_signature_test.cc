@@ -9,14 +9,12 @@
 #include <string>
 
 #include "jwt.h"
+#include "unit_helpers.h"
 
 namespace ca {
 namespace {
 
-class WebhookSignatureTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { crypto_init(); }
-};
+class WebhookSignatureTest : public CryptoTest {};
 
 // The example of the Standard Webhooks specification and its reference libraries.
 TEST_F(WebhookSignatureTest, MatchesTheStandardWebhooksTestVector) {
@@ -64,11 +62,8 @@ TEST_F(WebhookSignatureTest, MalformedSecretsAreRefused) {
 }
 
 TEST_F(WebhookSignatureTest, Base64IsStandardWithPadding) {
-  EXPECT_EQ(base64_encode(""), "");
-  EXPECT_EQ(base64_encode("f"), "Zg==");
-  EXPECT_EQ(base64_encode("fo"), "Zm8=");
-  EXPECT_EQ(base64_encode("foo"), "Zm9v");
-  EXPECT_EQ(base64_encode("\xfb\xff"), "+/8=");
+  expect_each(base64_encode,
+              {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"\xfb\xff", "+/8="}});
   EXPECT_EQ(base64_decode("+/8="), std::string("\xfb\xff"));
   EXPECT_FALSE(base64_decode("-_8=").has_value());  // url-safe alphabet is not this one
   EXPECT_FALSE(base64_decode("Zg").has_value());    // padding is required

@@ -2,6 +2,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "validate.h"
 
 namespace ca {
 
@@ -41,16 +42,15 @@ Error with(ErrorKind kind, std::string message) {
 struct ConstraintError {
   const char* constraint;
   const char* field;
-  const char* message;
+  std::string message;
 };
-constexpr ConstraintError kConstraintErrors[] = {
+const ConstraintError kConstraintErrors[] = {
     // sql/002: a category name is unique per tenant, case-insensitively.
     {"categories_name_key", "name", "The name has already been taken."},
     // sql/002: the category was deleted between the product's check and its write.
     {"products_tenant_id_category_id_fkey", "category_id", "The selected category_id is invalid."},
     // sql/018: the merged settings are over the size limit.
-    {"tenants_settings_size", "settings",
-     "The settings field must not be larger than 16384 bytes."},
+    {"tenants_settings_size", "settings", settings_too_large_message()},
 };
 
 // `name` without a Citus shard suffix ("categories_name_key_102008"): on a

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "counter_slot.h"
 #include "log.h"
 
 namespace ca {
@@ -70,8 +71,8 @@ constexpr const char* kKeysCapState = CA_KEYS_CAP_STATE;
 const Statement kKeysCount{
     "idempotency_keys_count",
     "INSERT INTO idempotency_key_counts AS c (tenant_id, user_id, hour, slot, n) "
-    "VALUES ($1, $2, " CA_IDEMPOTENCY_HOUR
-    ", pg_backend_pid() % 16, 1) "
+    "VALUES ($1, $2, " CA_IDEMPOTENCY_HOUR ", " CA_COUNTER_SLOT
+    ", 1) "
     "ON CONFLICT (tenant_id, user_id, hour, slot) DO UPDATE SET n = c.n + 1"};
 const Statement kKeysWithinCap{
     "idempotency_keys_within_cap",

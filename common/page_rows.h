@@ -17,18 +17,27 @@
 
 namespace ca {
 
+// The tenant in the path (`{tenantId}`, the route's first parameter) once
+// the caller may read it as `min_role`; authenticate_path_tenant()'s 401,
+// 404 or 403 otherwise, so that they come before any 422 of the request's
+// own parameters.
+inline Result<int64_t> path_tenant_for(Ctx& ctx, Role min_role = Role::kMember) {
+  const int64_t tenant_id = ctx.req.params[0];
+  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, min_role));
+  (void)who;
+  return tenant_id;
+}
+
 // The whole of a GET that lists what belongs to the tenant in the path
 // (`{tenantId}`, the route's first parameter), without filters of its own:
 // authenticate_path_tenant() with `min_role`, the page parameters (default
-// 15 per page), then `list` run with $1 the tenant, $2 per_page and $3 the
+// kDefaultPerPage), then `list` run with $1 the tenant, $2 per_page and $3 the
 // offset, shaped as json_rendered.h's lists (a `json` and a `total` column).
 // Answers 200 with the rendered page.
 inline Result<Response> path_tenant_page(Ctx& ctx, const Statement& list,
                                          Role min_role = Role::kMember) {
-  const int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, min_role));
-  (void)who;
-  CA_TRY(page, read_page_params(ctx.req, 15));
+  CA_TRY(tenant_id, path_tenant_for(ctx, min_role));
+  CA_TRY(page, read_page_params(ctx.req, kDefaultPerPage));
   DbResult r = ctx.db.exec(list, {tenant_id, page.per_page, page.offset()});
   if (!r.ok()) return Error::database(r.error());
   return Response::text(200, rendered_page_text(r.rows(), page, {rendered_page_total(r.rows())}));

@@ -1,6 +1,8 @@
 // A user's turn (user_turn.h).
 #include "user_turn.h"
 
+#include "error.h"
+
 namespace ca {
 namespace {
 
@@ -25,5 +27,11 @@ const Statement kTenantTurn{"tenant_turn",
 Db::Query user_turn(int64_t user_id) { return {&kUserTurn, {user_id}}; }
 
 Db::Query tenant_turn(int64_t tenant_id) { return {&kTenantTurn, {tenant_id}}; }
+
+std::vector<Db::Query> turn_under_cap(Db::Query turn, const Statement& under_cap, int64_t owner,
+                                      int64_t max, std::string_view what,
+                                      std::string_view setting) {
+  return {std::move(turn), {&under_cap, {owner, max, Error::limit_message(what, max, setting)}}};
+}
 
 }  // namespace ca

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "db.h"
 
@@ -22,5 +24,13 @@ Db::Query user_turn(int64_t user_id);
 // The same for a tenant (class 6002): creates that count one tenant's rows
 // against a cap (WEBHOOKS_MAX_PER_TENANT) take turns from here to COMMIT.
 Db::Query tenant_turn(int64_t tenant_id);
+
+// What a create under a cap sends before its write: `turn` (user_turn() or
+// tenant_turn() of `owner`), then `under_cap` with $1 `owner`, $2 `max` and
+// $3 Error::limit_message(what, max, setting), a statement that counts the
+// owner's rows and refuses with that message (ca_refuse('CA422', $3)) at
+// `max`.
+std::vector<Db::Query> turn_under_cap(Db::Query turn, const Statement& under_cap, int64_t owner,
+                                      int64_t max, std::string_view what, std::string_view setting);
 
 }  // namespace ca

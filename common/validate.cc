@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 namespace ca {
 namespace {
@@ -194,6 +195,33 @@ Field<const cJSON*> BodyReader::array(const char* name, const PresenceRule& rule
   }
   f.value = item;
   return f;
+}
+
+const std::string& settings_too_large_message() {
+  static const std::string message =
+      "The settings field must not be larger than " + std::to_string(kMaxSettingsBytes) + " bytes.";
+  return message;
+}
+
+std::vector<std::string> distinct_known_names(const cJSON* list, const char* field,
+                                              const std::function<bool(std::string_view)>& known,
+                                              FieldErrors& errs) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  int i = 0;
+  for (const cJSON* item = list->child; item != nullptr; item = item->next, ++i) {
+    std::string key = std::string(field) + "." + std::to_string(i);
+    if (!cJSON_IsString(item)) {
+      errs.add(key, "The " + key + " field must be a string.");
+    } else if (!known(item->valuestring)) {
+      errs.add(key, "The selected " + key + " is invalid.");
+    } else if (!seen.insert(item->valuestring).second) {
+      errs.add(key, "The " + key + " field has a duplicate value.");
+    } else {
+      out.emplace_back(item->valuestring);
+    }
+  }
+  return out;
 }
 
 Result<Json> parse_json_object(const Request& req) {

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "error.h"
 #include "json.h"
@@ -82,6 +84,14 @@ class BodyReader {
   std::string prefix_;
 };
 
+// The items of `list` (the array field `field`) that are distinct names
+// `known` accepts, in order. Each other item fails at "<field>.<i>": not a
+// string, not known ("The selected <field>.<i> is invalid."), or a repeat
+// ("... has a duplicate value.").
+std::vector<std::string> distinct_known_names(const cJSON* list, const char* field,
+                                              const std::function<bool(std::string_view)>& known,
+                                              FieldErrors& errs);
+
 // Parses the request body as a JSON object: 400 {error} when it is not one.
 Result<Json> parse_json_object(const Request& req);
 
@@ -100,11 +110,22 @@ bool email_plausible(std::string_view email);
 // either refuses valid large amounts or lets 4.500000000001 through.
 bool has_at_most_two_decimals(double v);
 
+// Tenant settings are at most this many bytes of compact JSON. The CHECK
+// tenants_settings_size (sql/018) holds the same number, for the merged
+// settings; tests/unit/sql_agreement_test.cc compares the two.
+inline constexpr size_t kMaxSettingsBytes = 16384;
+// The 422 message of settings over kMaxSettingsBytes, sent or merged.
+const std::string& settings_too_large_message();
+
+// A list's page size when the request names none (`per_page`), unless the
+// list has its own (announcements: 20).
+inline constexpr int64_t kDefaultPerPage = 15;
+
 // `page` (>= 1, default 1) and `per_page` (1.., default given, clamped to
 // 100, or to a list's own smaller maximum).
 struct PageParams {
   int64_t page = 1;
-  int64_t per_page = 15;
+  int64_t per_page = kDefaultPerPage;
   int64_t offset() const { return (page - 1) * per_page; }
 };
 inline constexpr int64_t kMaxPerPage = 100;

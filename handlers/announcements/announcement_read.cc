@@ -15,7 +15,7 @@
 namespace ca {
 namespace {
 
-constexpr int64_t kDefaultPerPage = 20;
+constexpr int64_t kAnnouncementsPerPage = 20;
 // Not 100: a page of the largest announcements must stay under the 8 MiB
 // answer bound (docs/decisions/0020-announcement-size-bounds.md).
 constexpr int64_t kMaxAnnouncementsPerPage = 50;
@@ -197,7 +197,7 @@ const Statement kGet{"announcements_get",
 }  // namespace
 
 Result<Response> announcements_list(Ctx& ctx) {
-  return tenant_header_page(ctx, kList, kDefaultPerPage, kMaxAnnouncementsPerPage);
+  return tenant_header_page(ctx, kList, kAnnouncementsPerPage, kMaxAnnouncementsPerPage);
 }
 
 Result<Response> announcements_active(Ctx& ctx) {

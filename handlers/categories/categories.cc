@@ -119,7 +119,9 @@ Param opt(const Field<T>& f) {
 
 }  // namespace
 
-Result<Response> categories_list(Ctx& ctx) { return tenant_header_page(ctx, kList, 15); }
+Result<Response> categories_list(Ctx& ctx) {
+  return tenant_header_page(ctx, kList, kDefaultPerPage);
+}
 
 Result<Response> categories_create(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);

@@ -64,15 +64,14 @@ Result<Response> addresses_create(Ctx& ctx) {
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
   // The session check, the user's turn, the count and the insert: one
   // round trip (common/write.h).
-  const std::string refusal = Error::limit_message(
-      "addresses per user", ctx.config.addresses_max_per_user, "ADDRESSES_MAX_PER_USER");
-  CA_TRY(
-      w, write_once(ctx, Access::session(), [&](const Principal& who) {
-        return Queries{
-            user_turn(who.user_id),
-            {&kUnderCap, {who.user_id, ctx.config.addresses_max_per_user, refusal}},
-            {&kCreate, {who.user_id, street.value, city.value, country.value, postal_code.value}}};
-      }));
+  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+           Queries q = turn_under_cap(user_turn(who.user_id), kUnderCap, who.user_id,
+                                      ctx.config.addresses_max_per_user, "addresses per user",
+                                      "ADDRESSES_MAX_PER_USER");
+           q.push_back({&kCreate,
+                        {who.user_id, street.value, city.value, country.value, postal_code.value}});
+           return q;
+         }));
   const Rows& created = w.results[2].rows();
   return Response::json(201, json_rendered(created, 0));
 }

@@ -16,6 +16,7 @@
 
 #include "audit.h"
 #include "auth.h"
+#include "counter_slot.h"
 #include "db.h"
 #include "error.h"
 #include "events.h"
@@ -35,7 +36,9 @@ constexpr double kMaxMoney = 9999999999.99;
 constexpr int64_t kMaxInt32 = 2147483647;
 
 // For a request whose fields already failed: the address and products
-// checks, reported with them. $1 user, $2 address.
+// checks, reported with them; the predicates of kCreate's `a` and `p`, kept
+// in step with them (read-only: decision 0122 says why kCreate does not
+// answer here). $1 user, $2 address.
 const Statement kAddress{"orders_create_address",
                          "SELECT 1 FROM addresses a "
                          "WHERE a.user_id = $1 AND a.id = $2 AND a.deleted_at IS NULL"};
@@ -85,7 +88,7 @@ const Statement kCreate{
     "  RETURNING id, order_id, product_id, size, qty, amount, notes), "
     "k AS ("
     "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
-    "  SELECT $1, o.status, pg_backend_pid() % 16, 1 FROM o "
+    "  SELECT $1, o.status, " CA_COUNTER_SLOT ", 1 FROM o "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + 1), "
     CA_AUDIT_CTE("$1", "$11", "SELECT 'order.created', 'order', o.id, NULL FROM o") ", "
     CA_AUDITED_EVENTS_CTE("$1",

@@ -70,12 +70,10 @@ struct ListFilters {
 ListFilters read_filters(const Request& req, FieldErrors& errs) {
   ListFilters f;
   if (auto status = req.query_param("status")) {
-    if (*status == "pending" || *status == "processing" || *status == "completed" ||
-        *status == "cancelled") {
+    if (order_status_known(*status)) {
       f.status = *status;
     } else {
-      errs.add("status",
-               "The selected status is invalid: use pending, processing, completed or cancelled.");
+      errs.add("status", "The selected status is invalid: use " + order_statuses_text() + ".");
     }
   }
   if (auto user_id = req.query_param("user_id")) {
@@ -101,7 +99,7 @@ Result<Response> orders_read(Ctx& ctx) {
 Result<Response> orders_list(Ctx& ctx) {
   // Page and filter errors are reported together.
   FieldErrors errs;
-  PageParams page = read_page_params(ctx.req, 15, errs);
+  PageParams page = read_page_params(ctx.req, kDefaultPerPage, errs);
   ListFilters filters = read_filters(ctx.req, errs);
   if (!errs.empty()) return refuse_after_tenant_auth(ctx, Error::invalid(errs));
   std::vector<Param> params{page.per_page, page.offset()};

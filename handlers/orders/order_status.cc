@@ -9,6 +9,7 @@
 
 #include "audit.h"
 #include "auth.h"
+#include "counter_slot.h"
 #include "db.h"
 #include "error.h"
 #include "events.h"
@@ -42,7 +43,7 @@ const Statement kSetStatus{
     "c AS (SELECT count(*) AS items FROM order_items WHERE tenant_id = $1 AND order_id = $2), "
     "k AS ("
     "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
-    "  SELECT $1, s.status, pg_backend_pid() % 16, s.n "
+    "  SELECT $1, s.status, " CA_COUNTER_SLOT ", s.n "
     "  FROM o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n) "
     "  WHERE $3::text <> $4::text ORDER BY s.status "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + EXCLUDED.n), "
@@ -73,8 +74,11 @@ Result<Response> orders_update_status(Ctx& ctx) {
   Field<std::string> status;
   if (body.ok()) {
     BodyReader in(body->get(), errs);
-    status = in.str("status", {.required = true,
-                               .one_of = {"pending", "processing", "completed", "cancelled"}});
+    status = in.str("status", {.required = true});
+    if (status.has_value() && !order_status_known(status.value)) {
+      in.fail("status", "The selected status is invalid.");
+      status.present = false;
+    }
   }
   if (!body.ok() || !errs.empty())
     return refuse_before_write(ctx, Access::tenant_header(), body, errs);

@@ -176,7 +176,7 @@ std::string contains_pattern(const std::string& q) {
 
 Result<Response> products_list(Ctx& ctx) {
   FieldErrors errs;
-  PageParams page = read_page_params(ctx.req, 15, errs);
+  PageParams page = read_page_params(ctx.req, kDefaultPerPage, errs);
   int mask = 0;
   std::vector<Param> params;
   if (auto c = ctx.req.query_param("category_id")) {

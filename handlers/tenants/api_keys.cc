@@ -1,6 +1,5 @@
 #include "api_keys.h"
 
-#include <set>
 #include <string>
 
 #include "api_key.h"
@@ -87,20 +86,10 @@ std::string read_scopes(BodyReader& in, FieldErrors& errs) {
              "The scopes field must not have more than " + std::to_string(kMaxScopes) + " items.");
   }
   if (n == 0 || n > kMaxScopes) return out + "}";
-  std::set<std::string> seen;
-  int i = 0;
-  for (const cJSON* item = list.value->child; item != nullptr; item = item->next, ++i) {
-    std::string key = "scopes." + std::to_string(i);
-    if (!cJSON_IsString(item)) {
-      errs.add(key, "The " + key + " field must be a string.");
-    } else if (!scope_parse(item->valuestring)) {
-      errs.add(key, "The selected " + key + " is invalid.");
-    } else if (!seen.insert(item->valuestring).second) {
-      errs.add(key, "The " + key + " field has a duplicate value.");
-    } else {
-      if (out.size() > 1) out += ',';
-      out += item->valuestring;  // a known name: nothing to quote
-    }
+  auto known = [](std::string_view name) { return scope_parse(name).has_value(); };
+  for (const std::string& scope : distinct_known_names(list.value, "scopes", known, errs)) {
+    if (out.size() > 1) out += ',';
+    out += scope;  // a known name: nothing to quote
   }
   return out + "}";
 }
@@ -121,18 +110,17 @@ Result<Response> api_keys_create(Ctx& ctx) {
   ApiKeyParts key;
   key.tenant_id = tenant_id;
   key.secret = api_key_secret_generate();
-  const int64_t max = ctx.config.api_keys_max_per_tenant;
-  const std::string refusal =
-      Error::limit_message("API keys per tenant", max, "API_KEYS_MAX_PER_TENANT");
   // One round trip: the session check, the tenant's turn, the count under
   // the cap and the insert, in one transaction.
   CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
-           return Queries{tenant_turn(tenant_id),
-                          {&kUnderCap, {tenant_id, max, refusal}},
-                          {&kCreate,
-                           {tenant_id, name.value, scopes, api_key_secret_hash(key.secret),
-                            key.secret.substr(0, kApiKeyShownSecretLength), who.user_id,
-                            audit_who(ctx, who)}}};
+           Queries q = turn_under_cap(tenant_turn(tenant_id), kUnderCap, tenant_id,
+                                      ctx.config.api_keys_max_per_tenant, "API keys per tenant",
+                                      "API_KEYS_MAX_PER_TENANT");
+           q.push_back({&kCreate,
+                        {tenant_id, name.value, scopes, api_key_secret_hash(key.secret),
+                         key.secret.substr(0, kApiKeyShownSecretLength), who.user_id,
+                         audit_who(ctx, who)}});
+           return q;
          }));
   Rows& r = w.results[2].rows();
   key.key_id = r.int64(0, "id");

@@ -10,6 +10,7 @@
 #include "db.h"
 #include "error.h"
 #include "json_rendered.h"
+#include "page_rows.h"
 #include "validate.h"
 
 namespace ca {
@@ -102,12 +103,9 @@ std::optional<std::string> read_time(const Request& req, const char* name, Field
 }  // namespace
 
 Result<Response> audit_log_list(Ctx& ctx) {
-  const int64_t tenant_id = ctx.req.params[0];
-  // The caller's 401, 404, 403 before any 422 (as the deliveries list).
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
+  CA_TRY(tenant_id, path_tenant_for(ctx, Role::kAdmin));
   FieldErrors errs;
-  PageParams page = read_page_params(ctx.req, 15, errs);
+  PageParams page = read_page_params(ctx.req, kDefaultPerPage, errs);
   std::optional<std::string> actor_type = ctx.req.query_param("actor_type");
   if (actor_type && *actor_type != "user" && *actor_type != "api_key") {
     errs.add("actor_type", "The selected actor_type is invalid.");

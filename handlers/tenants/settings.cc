@@ -1,5 +1,7 @@
 #include "settings.h"
 
+#include "validate.h"
+
 namespace ca {
 namespace {
 
@@ -28,7 +30,7 @@ bool locale_valid(std::string_view s) {
 void settings_validate(const cJSON* settings, FieldErrors& errs, SettingsPatch* patch) {
   patch->set = json_object();
   if (json_dump(settings).size() > kMaxSettingsBytes) {
-    errs.add("settings", "The settings field must not be larger than 16384 bytes.");
+    errs.add("settings", settings_too_large_message());
     return;
   }
   for (const cJSON* item = settings->child; item != nullptr; item = item->next) {

@@ -11,8 +11,6 @@
 
 namespace ca {
 
-inline constexpr size_t kMaxSettingsBytes = 16 * 1024;
-
 struct SettingsPatch {
   Json set;                         // keys with non-null values
   std::vector<std::string> remove;  // keys sent as null

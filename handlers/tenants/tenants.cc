@@ -135,9 +135,7 @@ Result<Response> tenants_create(Ctx& ctx) {
 }
 
 Result<Response> tenants_read(Ctx& ctx) {
-  int64_t id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, id));
-  (void)who;
+  CA_TRY(id, path_tenant_for(ctx));
   DbResult r = ctx.db.exec(kRead, {id});
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::not_found("Tenant not found");

@@ -6,6 +6,7 @@
 #include "db.h"
 #include "error.h"
 #include "json_rendered.h"
+#include "page_rows.h"
 #include "validate.h"
 #include "webhooks.h"
 #include "write.h"
@@ -104,11 +105,9 @@ Result<Response> deliveries_redeliver(Ctx& ctx) {
 }
 
 Result<Response> deliveries_list(Ctx& ctx) {
-  int64_t tenant_id = ctx.req.params[0];
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
+  CA_TRY(tenant_id, path_tenant_for(ctx, Role::kAdmin));
   FieldErrors errs;
-  PageParams page = read_page_params(ctx.req, 15, errs);
+  PageParams page = read_page_params(ctx.req, kDefaultPerPage, errs);
   std::optional<int64_t> webhook_id;
   if (auto text = ctx.req.query_param("webhook_id")) {
     int64_t id = parse_id(*text);

@@ -17,6 +17,7 @@
 #include "auth.h"
 #include "db.h"
 #include "error.h"
+#include "page_rows.h"
 #include "validate.h"
 #include "webhooks.h"
 
@@ -80,11 +81,9 @@ std::string read_types(std::string_view text, FieldErrors& errs) {
 }  // namespace
 
 Result<Response> events_feed(Ctx& ctx) {
-  const int64_t tenant_id = ctx.req.params[0];
-  // ADMIN only. Once API keys exist (DESIGN §8), a key of this tenant with
-  // the scope `events:read` is let in here as well.
-  CA_TRY(who, authenticate_path_tenant(ctx, tenant_id, Role::kAdmin));
-  (void)who;
+  // ADMIN only. Once API keys exist, a key of this tenant with the scope
+  // `events:read` is let in here as well.
+  CA_TRY(tenant_id, path_tenant_for(ctx, Role::kAdmin));
   FieldErrors errs;
   int64_t after = 0;
   if (auto text = ctx.req.query_param("after")) {
@@ -99,7 +98,7 @@ Result<Response> events_feed(Ctx& ctx) {
     if (limit == 0) {
       errs.add("limit", "The limit field must be an integer of at least 1.");
     } else if (limit > kMaxLimit) {
-      limit = kMaxLimit;  // clamped, as per_page is (DESIGN §3)
+      limit = kMaxLimit;  // clamped, as per_page is
     }
   }
   std::string types;

@@ -1,6 +1,5 @@
 // Subscriptions: create, list, update, rotate the secret, send a test
 // event, delete.
-#include <set>
 #include <string>
 
 #include "audit.h"
@@ -193,19 +192,9 @@ Json read_events(BodyReader& in, FieldErrors& errs, bool required = true) {
              "The events field must not have more than " + std::to_string(max_items) + " items.");
     return out;
   }
-  std::set<std::string> seen;
-  int i = 0;
-  for (const cJSON* item = list.value->child; item != nullptr; item = item->next, ++i) {
-    std::string key = "events." + std::to_string(i);
-    if (!cJSON_IsString(item)) {
-      errs.add(key, "The " + key + " field must be a string.");
-    } else if (!event_type_known(item->valuestring)) {
-      errs.add(key, "The selected " + key + " is invalid.");
-    } else if (!seen.insert(item->valuestring).second) {
-      errs.add(key, "The " + key + " field has a duplicate value.");
-    } else {
-      json_append(out.get(), Json(cJSON_CreateString(item->valuestring)));
-    }
+  for (const std::string& type :
+       distinct_known_names(list.value, "events", event_type_known, errs)) {
+    json_append(out.get(), Json(cJSON_CreateString(type.c_str())));
   }
   return out;
 }
@@ -265,17 +254,16 @@ Result<Response> webhooks_create(Ctx& ctx) {
   std::optional<std::string> desc;
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::string secret = webhook_secret_generate();
-  const int64_t max = ctx.config.webhooks_max_per_tenant;
-  const std::string refusal =
-      Error::limit_message("webhook subscriptions per tenant", max, "WEBHOOKS_MAX_PER_TENANT");
   // Round trip 2: the session check again, the tenant's turn, the count
   // under the cap and the insert, in one transaction.
   CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
-           return Queries{tenant_turn(tenant_id),
-                          {&kUnderCap, {tenant_id, max, refusal}},
-                          {&kCreate,
-                           {tenant_id, url.value, json_dump(events.get()), secret, desc,
-                            audit_who(ctx, who)}}};
+           Queries q = turn_under_cap(
+               tenant_turn(tenant_id), kUnderCap, tenant_id, ctx.config.webhooks_max_per_tenant,
+               "webhook subscriptions per tenant", "WEBHOOKS_MAX_PER_TENANT");
+           q.push_back({&kCreate,
+                        {tenant_id, url.value, json_dump(events.get()), secret, desc,
+                         audit_who(ctx, who)}});
+           return q;
          }));
   Rows& r = w.results[2].rows();
   // The secret is shown here only; lists never include it. It is base64

@@ -314,37 +314,10 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
   return out;
 }
 
-// True when `word` stands in `sql` as a whole word, in any case.
-static bool has_word(std::string_view sql, std::string_view word) {
-  auto is_word_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  };
-  for (size_t i = 0; i + word.size() <= sql.size(); ++i) {
-    if (strncasecmp(sql.data() + i, word.data(), word.size()) != 0) continue;
-    bool starts = i == 0 || !is_word_char(sql[i - 1]);
-    bool ends = i + word.size() == sql.size() || !is_word_char(sql[i + word.size()]);
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
-// True for a statement that only reads, which is safe to repeat on a fresh
-// connection: "SELECT ...", or "WITH ..." whose common table expressions
-// modify nothing (the list statements: a total and a page). Conservative: a
-// WITH that names INSERT, UPDATE or DELETE anywhere (FOR UPDATE included) is
-// not repeated.
-static bool read_only(const char* sql) {
-  while (*sql == ' ' || *sql == '\n' || *sql == '\t') ++sql;
-  if (strncasecmp(sql, "SELECT", 6) == 0) return true;
-  if (strncasecmp(sql, "WITH", 4) != 0) return false;
-  std::string_view text(sql);
-  return !has_word(text, "INSERT") && !has_word(text, "UPDATE") && !has_word(text, "DELETE");
-}
-
 std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {
   std::vector<DbResult> r = run_pipeline(queries);
   bool retry_safe = !tx_open_;
-  for (const Query& q : queries) retry_safe = retry_safe && read_only(q.stmt->sql);
+  for (const Query& q : queries) retry_safe = retry_safe && q.stmt->reads;
   if (retry_safe && !r.empty() && !r[0].ok() && r[0].error().kind == DbErrorKind::kConnection) {
     disconnect();
     r = run_pipeline(queries);
@@ -371,7 +344,7 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
 
 DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
   bool autocommit = !tx_open_ && !in_transaction();
-  bool reads = read_only(stmt.sql);
+  bool reads = stmt.reads;
   if (autocommit && !reads &&
       deadline_ - std::chrono::steady_clock::now() <
           std::chrono::milliseconds(statement_timeout_ms_)) {

@@ -34,9 +34,58 @@
 
 namespace ca {
 
+namespace statement_text {
+constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+constexpr bool word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+// `word` (upper case) at `at` in `sql`, in any case.
+constexpr bool word_at(std::string_view sql, size_t at, std::string_view word) {
+  if (at + word.size() > sql.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (lower(sql[at + i]) != lower(word[i])) return false;
+  }
+  return true;
+}
+// True when `word` stands in `sql` as a whole word, in any case.
+constexpr bool has_word(std::string_view sql, std::string_view word) {
+  for (size_t i = 0; i + word.size() <= sql.size(); ++i) {
+    if (!word_at(sql, i, word)) continue;
+    bool starts = i == 0 || !word_char(sql[i - 1]);
+    bool ends = i + word.size() == sql.size() || !word_char(sql[i + word.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+}  // namespace statement_text
+
+// True for a statement that only reads, which is safe to repeat on a fresh
+// connection: "SELECT ...", or "WITH ..." whose common table expressions
+// modify nothing (the list statements: a total and a page). Conservative: a
+// WITH that names INSERT, UPDATE or DELETE anywhere (FOR UPDATE included) is
+// not repeated.
+constexpr bool statement_reads(std::string_view sql) {
+  using namespace statement_text;
+  size_t start = 0;
+  while (start < sql.size() && (sql[start] == ' ' || sql[start] == '\n' || sql[start] == '\t')) {
+    ++start;
+  }
+  sql.remove_prefix(start);
+  if (word_at(sql, 0, "SELECT")) return true;
+  if (!word_at(sql, 0, "WITH")) return false;
+  return !has_word(sql, "INSERT") && !has_word(sql, "UPDATE") && !has_word(sql, "DELETE");
+}
+
+// A prepared statement: its name on every connection and its text. Whether
+// it only reads (statement_reads()) is decided once, when it is made (at
+// compile time for a constant), not on every execution: the text of a
+// write is thousands of characters.
 struct Statement {
-  const char* name;
-  const char* sql;
+  constexpr Statement() = default;
+  constexpr Statement(const char* n, const char* s) : name(n), sql(s), reads(statement_reads(s)) {}
+  const char* name = nullptr;
+  const char* sql = nullptr;
+  bool reads = false;
 };
 
 enum class DbErrorKind {

@@ -423,11 +423,9 @@ TEST(ZzRateLimit, LoginStormGets429WithRetryAfter) {
   EXPECT_TRUE(wait_for_login());
 }
 
-// Everything else is limited per token: one token's flood does not touch others.
-TEST(ZzRateLimit, PerTokenFloodGets429AndOtherTokensAreUnaffected) {
-  std::string flooded = admin_token();
-  std::string bystander = admin_token();
-  auto results = flood(600, 5, [&] { return http("GET", kTenants, {.token = flooded}); });
+// A flood on one bearer credential (`what`): some answers are the
+// per-credential limit's 429 with Retry-After, the others 200.
+void expect_some_limited(const std::vector<HttpResponse>& results, const std::string& what) {
   int limited = 0;
   int ok = 0;
   for (const HttpResponse& r : results) {
@@ -440,8 +438,16 @@ TEST(ZzRateLimit, PerTokenFloodGets429AndOtherTokensAreUnaffected) {
       EXPECT_EQ(r.status, 200) << r.body;
     }
   }
-  EXPECT_GT(limited, 0) << results.size() << " concurrent requests on one token, none limited";
+  EXPECT_GT(limited, 0) << results.size() << " concurrent requests on " << what << ", none limited";
   EXPECT_GT(ok, 0);
+}
+
+// Everything else is limited per token: one token's flood does not touch others.
+TEST(ZzRateLimit, PerTokenFloodGets429AndOtherTokensAreUnaffected) {
+  std::string flooded = admin_token();
+  std::string bystander = admin_token();
+  auto results = flood(600, 5, [&] { return http("GET", kTenants, {.token = flooded}); });
+  expect_some_limited(results, "one token");
   EXPECT_EQ(http("GET", kTenants, {.token = bystander}).status, 200);
   // Probes have a budget of their own (per address only).
   EXPECT_EQ(http("GET", "/healthz").status, 200);
@@ -464,20 +470,7 @@ TEST(ZzRateLimit, PerKeyFloodGets429AndTheTenantsOtherKeyIsUnaffected) {
   auto results = flood(600, 5, [&] {
     return http("GET", "/api/v2/admin/products", {.token = flooded, .tenant = s.tid()});
   });
-  int limited = 0;
-  int ok = 0;
-  for (const HttpResponse& r : results) {
-    if (r.status == 429) {
-      ++limited;
-      EXPECT_EQ(r.body, R"({"error":"Too many requests"})");
-      EXPECT_EQ(r.headers.count("retry-after"), 1u);
-    } else {
-      ++ok;
-      EXPECT_EQ(r.status, 200) << r.body;
-    }
-  }
-  EXPECT_GT(limited, 0) << results.size() << " concurrent requests on one key, none limited";
-  EXPECT_GT(ok, 0);
+  expect_some_limited(results, "one key");
   EXPECT_EQ(http("GET", "/api/v2/admin/products", {.token = bystander, .tenant = s.tid()}).status,
             200);
   EXPECT_TRUE(wait_for_login());

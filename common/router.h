@@ -23,13 +23,13 @@ namespace ca {
 class Db;
 struct Config;
 
-// What a handler gets for one request.
 // An API key by its primary key (api_keys: tenant, id); key_id 0: none.
 struct ApiKeyRef {
   int64_t tenant_id = 0;
   int64_t key_id = 0;
 };
 
+// What a handler gets for one request.
 struct Ctx {
   const Request& req;
   Db& db;

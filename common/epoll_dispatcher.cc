@@ -22,7 +22,9 @@ namespace ca {
 
 bool Dispatcher::arm(int fd, int op) {
   epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLONESHOT;
+  // EPOLLRDHUP: nginx closed a connection whose request was still arriving
+  // (it gave up on the client).
+  ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
   ev.data.fd = fd;
   if (epoll_ctl(epoll_fd, op, fd, &ev) != 0) {
     log_error("epoll_ctl(%d): %s", fd, std::strerror(errno));
@@ -35,7 +37,21 @@ bool Dispatcher::arm(int fd, int op) {
   return true;
 }
 
+void Dispatcher::rearm(int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &ev) == 0) return;
+  if (errno == ENOENT) {
+    arm(fd, EPOLL_CTL_ADD);
+  } else {
+    log_error("epoll_ctl(%d): %s", fd, std::strerror(errno));
+    close_connection(fd);
+  }
+}
+
 void Dispatcher::close_connection(int fd) {
+  arriving.stop(fd);  // before its number can be reused
   close(fd);
   connection_closed();
 }
@@ -111,14 +127,18 @@ namespace {
 // previous request, leaves the socket open); when nginx has closed the
 // socket instead, libfcgi closes it and tries to accept on the request's
 // listening socket, which is -1 here, so it returns at once.
-void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op) {
+void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op,
+                      BodyCut cut = BodyCut::kNone) {
   r.ipcFd = fd;
   r.keepConnection = 1;
   if (FCGX_Accept_r(&r) < 0) {
+    d.arriving.stop(fd);
     d.connection_closed();
     return;
   }
-  serve_request(r, *d.router, *d.config, *d.pool);
+  serve_request(r, *d.router, *d.config, *d.pool, cut);
+  // A deadline that shut the read side mid-request: nothing more can come.
+  if (d.arriving.stop(fd)) r.keepConnection = 0;
   // Closing, libfcgi shuts its side down and waits (up to 2 s) for nginx to
   // close first, against TCP resets. On a unix socket whose request was read
   // in full that guards nothing, yet the thread sat out nginx's handling of
@@ -132,6 +152,48 @@ void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op) {
   }
   r.ipcFd = -1;  // it belongs to the epoll set now
   d.arm(fd, arm_op);
+}
+
+// A connection epoll reported (`events`): its request is served once it has
+// arrived whole, or cut at its deadline; meanwhile it waits without a
+// thread (common/request_arrival.h).
+void take_connection(Dispatcher& d, FCGX_Request& r, int fd, uint32_t events, int arm_op) {
+  Peeked p = peek_request(fd);
+  if (p.none_yet) {  // a new connection nginx has not written to yet
+    d.arm(fd, arm_op);
+    return;
+  }
+  if (p.queued == 0 || p.arrival == Arrival::kWhole) {
+    d.arriving.stop(fd);
+    serve_connection(d, r, fd, arm_op);
+    return;
+  }
+  if (d.arriving.start_or_expired(fd)) {
+    if (p.arrival == Arrival::kHead) {  // nothing to answer from
+      d.close_connection(fd);
+      return;
+    }
+    serve_connection(d, r, fd, arm_op, BodyCut::kTimeout);
+    return;
+  }
+  if ((events & EPOLLRDHUP) != 0) {  // nginx gave up on it: nobody to answer
+    d.close_connection(fd);
+    return;
+  }
+  if (p.queued < kPeekLimit) {
+    if (!d.arriving.wait(fd, p.queued)) d.close_connection(fd);
+    return;
+  }
+  // More than a peek holds: nginx may be waiting for room. Read it as it
+  // comes, on this thread (its deadline still runs), if a reader may.
+  if (d.body_readers.fetch_add(1) >= d.body_reader_limit) {
+    d.body_readers.fetch_sub(1);
+    d.arriving.stop(fd);
+    serve_connection(d, r, fd, arm_op, BodyCut::kBusy);
+    return;
+  }
+  serve_connection(d, r, fd, arm_op);
+  d.body_readers.fetch_sub(1);
 }
 
 }  // namespace
@@ -153,9 +215,9 @@ void worker_loop(Dispatcher* d) {
       d->accepting.fetch_add(1);
       int fd = d->draining.load() ? -1 : d->accept_waiting();
       d->accepting.fetch_sub(1);
-      if (fd >= 0) serve_connection(*d, r, fd, EPOLL_CTL_ADD);
+      if (fd >= 0) take_connection(*d, r, fd, EPOLLIN, EPOLL_CTL_ADD);
     } else {
-      serve_connection(*d, r, ev.data.fd, EPOLL_CTL_MOD);
+      take_connection(*d, r, ev.data.fd, ev.events, EPOLL_CTL_MOD);
     }
   }
   FCGX_Free(&r, 1);

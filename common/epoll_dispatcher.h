@@ -33,6 +33,7 @@
 
 #include "config.h"
 #include "db_pool.h"
+#include "request_arrival.h"
 #include "router.h"
 
 namespace ca {
@@ -61,6 +62,14 @@ struct Dispatcher {
   // (spawn-fcgi, a socket unit without NoDelay=) may not have set it.
   bool tcp_nodelay = false;
 
+  // Requests whose body is still arriving (common/request_arrival.h); the
+  // ones it hands back are armed here again.
+  ArrivingBodies arriving{[this](int fd) { rearm(fd); }};
+  // Threads reading a body that did not fit a peek, and how many may:
+  // the others stay free for requests that have arrived.
+  std::atomic<int> body_readers{0};
+  int body_reader_limit = 1;
+
   std::atomic<int> open_connections{0};
   // Workers between seeing the listening socket's event and counting what
   // they accepted: a stop waits for them too. (Each increments it before
@@ -77,6 +86,10 @@ struct Dispatcher {
   // Arms `fd` for its next event; a connection that cannot be armed is
   // closed (false).
   bool arm(int fd, int op);
+
+  // arm() for a connection that may not be in the set yet (one accepted and
+  // found still arriving).
+  void rearm(int fd);
 
   void close_connection(int fd);
   // For connections libfcgi closed.

@@ -120,6 +120,10 @@ Error Error::method_not_allowed(std::string allow) {
 Error Error::conflict(std::string message) {
   return with(ErrorKind::kConflict, std::move(message));
 }
+Error Error::request_timeout(std::string message) {
+  return with(ErrorKind::kRequestTimeout, std::move(message));
+}
+
 Error Error::payload_too_large(std::string message) {
   return with(ErrorKind::kPayloadTooLarge, std::move(message));
 }
@@ -211,6 +215,8 @@ Response render(const Error& error, ErrorStyle style) {
       return success_4xx ? success_false(404, error.message) : Response::error(404, error.message);
     case ErrorKind::kMethodNotAllowed:
       return Response::error(405, error.message).header("Allow", error.allow);
+    case ErrorKind::kRequestTimeout:
+      return Response::error(408, error.message);
     case ErrorKind::kConflict:
       return Response::error(409, error.message);
     case ErrorKind::kPayloadTooLarge:

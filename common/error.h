@@ -61,6 +61,7 @@ enum class ErrorKind {
   kForbidden,         // 403
   kNotFound,          // 404
   kMethodNotAllowed,  // 405 with Allow
+  kRequestTimeout,    // 408: the body did not arrive in time
   kConflict,          // 409
   kPayloadTooLarge,   // 413
   kInvalid,           // 422 with field errors
@@ -86,6 +87,7 @@ struct Error {
   static Error forbidden(std::string message);
   static Error not_found(std::string message);
   static Error method_not_allowed(std::string allow);
+  static Error request_timeout(std::string message);
   static Error conflict(std::string message);
   static Error payload_too_large(std::string message);
   static Error invalid(FieldErrors fields);

@@ -42,20 +42,18 @@ Request request_from_fcgi(FCGX_Request& r) {
   return req;
 }
 
-// Reads up to CONTENT_LENGTH bytes, then the request's input up to its end:
-// nginx closes the body with an empty STDIN record, and when that record
-// came in a later read than the body's last byte it would otherwise stay on
-// a kept connection and be taken for the start of the next request (a
-// protocol error: libfcgi closes the connection, and the request nginx sent
-// on it meanwhile gets a 502). False when the body is over the cap; its
-// connection is then not kept, the body being left unread.
-bool read_body(FCGX_Request& r, std::string* out) {
+// Reads the body, then the request's input up to its end: nginx closes the
+// body with an empty STDIN record, and when that record came in a later
+// read than the body's last byte it would otherwise stay on a kept
+// connection and be taken for the start of the next request (a protocol
+// error: libfcgi closes the connection, and the request nginx sent on it
+// meanwhile gets a 502). A chunked body comes without CONTENT_LENGTH (nginx
+// passes bodies on as they arrive): it is read to the end of the input.
+BodyRead read_body(FCGX_Request& r, std::string* out) {
   const char* length_text = param(r, "CONTENT_LENGTH");
+  bool sized = *length_text != '\0';
   size_t length = std::strtoull(length_text, nullptr, 10);
-  if (length > kMaxBody) {
-    r.keepConnection = 0;
-    return false;
-  }
+  if (length > kMaxBody) return BodyRead::kTooLarge;
   out->resize(length);
   size_t got = 0;
   while (got < length) {
@@ -64,10 +62,15 @@ bool read_body(FCGX_Request& r, std::string* out) {
     got += static_cast<size_t>(n);
   }
   out->resize(got);
-  char rest[256];
-  while (FCGX_GetStr(rest, sizeof(rest), r.in) > 0) {
+  char rest[4096];
+  for (int n; (n = FCGX_GetStr(rest, sizeof(rest), r.in)) > 0;) {
+    if (sized) continue;
+    if (out->size() + static_cast<size_t>(n) > kMaxBody) return BodyRead::kTooLarge;
+    out->append(rest, static_cast<size_t>(n));
   }
-  return true;
+  // Ended by an error (end-of-file before the STDIN record), not its end.
+  if (FCGX_GetError(r.in) != 0 || got < length) return BodyRead::kCut;
+  return BodyRead::kWhole;
 }
 
 void write_response(FCGX_Request& r, const Response& resp) {

@@ -18,10 +18,17 @@ namespace ca {
 // connection); the body is read by read_body.
 Request request_from_fcgi(FCGX_Request& r);
 
-// Reads up to CONTENT_LENGTH bytes into `out`, then the request's input up
-// to its end. False when the body is over the cap (1 MiB); its connection is
-// then not kept, the body being left unread.
-bool read_body(FCGX_Request& r, std::string* out);
+enum class BodyRead {
+  kWhole,
+  kTooLarge,  // over the cap (1 MiB), left unread
+  kCut,       // ended before its end: its deadline shut it (common/request_arrival.h), or nginx
+              // gave up on the client
+};
+
+// Reads the body into `out`: CONTENT_LENGTH bytes (or, without one, a
+// chunked body, up to the end of the request's input), then the input up to
+// its end. Unless kWhole, the connection must not be kept.
+BodyRead read_body(FCGX_Request& r, std::string* out);
 
 // Writes `resp` (status line, headers, JSON Content-Type unless it has its
 // own, body).

@@ -150,6 +150,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   password_limit_concurrency(std::min(opt.threads, db_connections) - 1);
   Dispatcher dispatcher(listen_fd, epoll_fd, stop_fd, &router, &config, &pool);
   dispatcher.tcp_nodelay = listen_socket_is_tcp(listen_fd);
+  dispatcher.body_reader_limit = std::max(1, opt.threads / 2);
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);
   std::vector<std::thread> workers;
   for (int i = 0; i < opt.threads; ++i) workers.emplace_back(worker_loop, &dispatcher);

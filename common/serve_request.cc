@@ -49,7 +49,8 @@ void log_request_line(const Request& req, int status, std::chrono::steady_clock:
 
 }  // namespace
 
-void serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool) {
+void serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
+                   BodyCut cut) {
   // When nginx passed the request on: its timeout runs from there, and the
   // request may have waited for a free thread since.
   auto started = std::chrono::steady_clock::now();
@@ -66,14 +67,25 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
   // Every cJSON value of the request (parsed body, response tree) lives and
   // dies inside this scope; the response leaves it as text.
   JsonArenaScope json_memory;
-  if (read_body(r, &req.body)) {
+  BodyRead body = cut == BodyCut::kNone ? read_body(r, &req.body) : BodyRead::kCut;
+  if (body == BodyRead::kWhole) {
     // The connection is held for the handler only, not while writing.
     DbPool::Lease db = pool.acquire();
     dispatched = std::chrono::steady_clock::now();
     (*db).set_request_deadline(started + kRequestDeadline);
     resp = dispatch(router, req, *db, config);
   } else {
-    resp = respond(Error::payload_too_large("Request body too large"), ErrorStyle::kPlain);
+    // What is left of the body is never read: the connection cannot carry
+    // another request.
+    r.keepConnection = 0;
+    if (body == BodyRead::kTooLarge) {
+      resp = respond(Error::payload_too_large("Request body too large"), ErrorStyle::kPlain);
+    } else if (cut == BodyCut::kBusy) {
+      resp = respond(Error::unavailable("Too many request bodies arriving; try again", 1),
+                     ErrorStyle::kPlain);
+    } else {
+      resp = respond(Error::request_timeout("Request timeout"), ErrorStyle::kPlain);
+    }
   }
   write_response(r, resp);
   auto finished = std::chrono::steady_clock::now();

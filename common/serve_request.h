@@ -14,6 +14,16 @@
 
 namespace ca {
 
-void serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool);
+// Why a request is answered without reading its body (common/request_arrival.h).
+enum class BodyCut {
+  kNone,
+  kTimeout,  // 408: the body did not arrive within kBodyDeadline
+  kBusy,     // 503: every thread that may wait for a body is waiting for one
+};
+
+// `cut`: the request is answered as it says, its body left unread and its
+// connection not kept.
+void serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
+                   BodyCut cut = BodyCut::kNone);
 
 }  // namespace ca

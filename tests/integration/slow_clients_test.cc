@@ -1,7 +1,9 @@
-// Slow clients against the stack's nginx (docs/decisions/0002-slow-client-timeouts.md):
-// a body that trickles, a header that trickles and an idle keep-alive
-// connection are each closed 10 s into their silence or header, never held
-// for nginx's default 60 s. The three run at once: the test takes about 10 s.
+// Slow clients against the stack's nginx (docs/decisions/0002-slow-client-timeouts.md,
+// 0123-a-body-has-20-seconds.md): a body that goes silent, a header that
+// trickles and an idle keep-alive connection are each closed 10 s into their
+// silence or header; a body that keeps trickling is answered 408 at 20 s,
+// and while it arrives it holds no handler thread. The cases run at once:
+// the tests take about 20 s each.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -12,7 +14,9 @@
 #include <chrono>
 #include <future>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "stack.h"
 
@@ -27,13 +31,18 @@ int stack_port() {
   return std::stoi(url.substr(url.rfind(':') + 1));
 }
 
+struct Held {
+  double seconds = -1;   // until nginx closed or reset it; -1: never (or never opened)
+  std::string received;  // what nginx sent meanwhile
+};
+
 // Opens a connection to the stack's nginx, sends `first`, then `trickle`
 // every 2 s (nothing when empty), reading whatever nginx sends, until nginx
-// closes or resets the connection or 40 s pass. The seconds it stayed open,
-// or -1 when it never closed (or never opened).
-double seconds_until_closed(const std::string& first, const std::string& trickle) {
+// closes or resets the connection or 40 s pass.
+Held held_until_closed(const std::string& first, const std::string& trickle) {
+  Held held;
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
+  if (fd < 0) return held;
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
@@ -42,10 +51,13 @@ double seconds_until_closed(const std::string& first, const std::string& trickle
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = htons(static_cast<uint16_t>(stack_port()));
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return -1;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return held;
   auto start = Clock::now();
-  if (send(fd, first.data(), first.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(first.size())) {
-    return -1;
+  size_t sent = 0;
+  while (sent < first.size()) {
+    ssize_t n = send(fd, first.data() + sent, first.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return held;
+    sent += static_cast<size_t>(n);
   }
   auto next_trickle = start + 2s;
   while (Clock::now() - start < 40s) {
@@ -53,8 +65,10 @@ double seconds_until_closed(const std::string& first, const std::string& trickle
     if (poll(&p, 1, 200) > 0) {
       char buf[4096];
       ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n > 0) held.received.append(buf, static_cast<size_t>(n));
       if (n == 0 || (n < 0 && errno == ECONNRESET)) {
-        return std::chrono::duration<double>(Clock::now() - start).count();
+        held.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        return held;
       }
     }
     if (!trickle.empty() && Clock::now() >= next_trickle) {
@@ -63,32 +77,91 @@ double seconds_until_closed(const std::string& first, const std::string& trickle
       next_trickle += 2s;
     }
   }
-  return -1;
+  return held;
 }
 
-TEST(SlowClients, ATricklingBodyOrHeaderAndAnIdleConnectionAreClosedWithin30s) {
+// A login whose body announces `length` bytes and brings `sent` of them.
+std::string login_head(size_t length, const std::string& sent) {
+  return "POST /api/v2/admin/login HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+         "Content-Length: " +
+         std::to_string(length) + "\r\n\r\n" + sent;
+}
+
+TEST(SlowClients, ASilentBodyOrATricklingHeaderAndAnIdleConnectionAreClosedWithin30s) {
   // Content-Length 1000, one byte sent: nginx waits 10 s for the next read.
-  auto body = std::async(std::launch::async, [] {
-    return seconds_until_closed(
-        "POST /api/v2/admin/login HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-        "Content-Length: 1000\r\n\r\n{",
-        "");
-  });
+  auto body =
+      std::async(std::launch::async, [] { return held_until_closed(login_head(1000, "{"), ""); });
   // A header line every 2 s: the header as a whole gets 10 s.
   auto header = std::async(std::launch::async, [] {
-    return seconds_until_closed("GET /healthz HTTP/1.1\r\nHost: test\r\n", "X-Slow: 1\r\n");
+    return held_until_closed("GET /healthz HTTP/1.1\r\nHost: test\r\n", "X-Slow: 1\r\n");
   });
   // One whole request, answered, then nothing: keep-alive ends after 10 s.
   auto idle = std::async(std::launch::async, [] {
-    return seconds_until_closed("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n", "");
+    return held_until_closed("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n", "");
   });
-  const std::pair<const char*, std::future<double>*> cases[] = {
+  const std::pair<const char*, std::future<Held>*> cases[] = {
       {"body", &body}, {"header", &header}, {"idle keep-alive", &idle}};
   for (const auto& [name, result] : cases) {
-    double seconds = result->get();
+    double seconds = result->get().seconds;
     EXPECT_GT(seconds, 5) << name << ": closed early, or never (-1)";
     EXPECT_LT(seconds, 30) << name;
   }
+}
+
+// A byte every 2 s never lets nginx's 10 s silence limit fire: the handler
+// answers 408 at the body's 20 s, for a small body (waiting without a thread)
+// and for one larger than a peek (read on a thread as it comes).
+TEST(SlowClients, ABodyThatKeepsTricklingIsAnswered408Within30s) {
+  auto small =
+      std::async(std::launch::async, [] { return held_until_closed(login_head(1000, "{"), " "); });
+  auto large = std::async(std::launch::async, [] {
+    return held_until_closed(login_head(300000, "{" + std::string(100000, ' ')), " ");
+  });
+  const std::pair<const char*, std::future<Held>*> cases[] = {{"small", &small}, {"large", &large}};
+  for (const auto& [name, result] : cases) {
+    Held held = result->get();
+    EXPECT_GT(held.seconds, 15) << name << ": closed early, or never (-1)";
+    EXPECT_LT(held.seconds, 30) << name;
+    EXPECT_EQ(held.received.substr(0, 13), "HTTP/1.1 408 ") << name << ": " << held.received;
+    // The body, chunked: its length in hex, the JSON, the last chunk.
+    EXPECT_NE(held.received.find("\r\n\r\n1b\r\n{\"error\":\"Request timeout\"}\r\n0\r\n"),
+              std::string::npos)
+        << name << ": " << held.received;
+  }
+}
+
+double cpu_of(const std::vector<pid_t>& pids) {
+  double sum = 0;
+  for (pid_t pid : pids) sum += cpu_seconds(pid);
+  return sum;
+}
+
+// More trickling bodies than the login handlers have threads (2 processes
+// of 4 in the stack; 3 in the sanitizer pass): a whole request is still
+// answered at once, and none of the trickling ones has been answered yet.
+// Waiting costs the handlers nothing: a connection is looked at again only
+// when its bytes come (a wait that spun on the queued bytes used a core per
+// process).
+TEST(SlowClients, ArrivingBodiesHoldNoThread) {
+  std::vector<pid_t> auth = find_stack_processes("commerce-admin-auth");
+  ASSERT_FALSE(auth.empty());
+  constexpr int kHeld = 12;
+  std::vector<std::future<Held>> held;
+  for (int i = 0; i < kHeld; ++i) {
+    held.push_back(std::async(std::launch::async,
+                              [] { return held_until_closed(login_head(1000, "{"), " "); }));
+  }
+  std::this_thread::sleep_for(1s);  // all of them passed on to the handlers
+  double cpu_before = cpu_of(auth);
+  std::this_thread::sleep_for(4s);
+  // About 12 x 2 arrivals of a byte: milliseconds of work.
+  EXPECT_LT(cpu_of(auth) - cpu_before, 0.5) << "seconds of CPU while 12 bodies arrived";
+  HttpResponse r = http("POST", "/api/v2/admin/login", {.body = "{}"});
+  EXPECT_EQ(r.status, 422) << r.body;
+  for (auto& h : held) {
+    ASSERT_EQ(h.wait_for(0s), std::future_status::timeout) << "a trickling login ended early";
+  }
+  for (auto& h : held) EXPECT_EQ(h.get().received.substr(0, 13), "HTTP/1.1 408 ");
 }
 
 }  // namespace

@@ -478,7 +478,24 @@ std::optional<std::string> stack_env(const std::string& name) {
   return std::nullopt;
 }
 
-std::vector<pid_t> find_stack_workers() {
+std::vector<pid_t> find_stack_workers() { return find_stack_processes("commerce-admin-worker"); }
+
+double cpu_seconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  // Fields after the command (which may hold spaces): state is field 3,
+  // utime and stime fields 14 and 15.
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i >= 14) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::vector<pid_t> find_stack_processes(const std::string& program) {
   std::string marker = "DATABASE_URL=host=" + state_dir() + "/run ";
   std::vector<pid_t> found;
   DIR* proc = opendir("/proc");
@@ -489,7 +506,7 @@ std::vector<pid_t> find_stack_workers() {
     std::ifstream cmd(base + "/cmdline");
     std::string argv0;
     std::getline(cmd, argv0, '\0');
-    const std::string name = "/commerce-admin-worker";
+    const std::string name = "/" + program;
     if (argv0.size() < name.size() ||
         argv0.compare(argv0.size() - name.size(), name.size(), name) != 0) {
       continue;

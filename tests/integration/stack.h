@@ -245,6 +245,10 @@ std::optional<std::string> stack_env(const std::string& name);
 // `commerce-admin-worker --loop`): worker processes whose DATABASE_URL is
 // this stack's and whose parent is not this process.
 std::vector<pid_t> find_stack_workers();
+// The same for any of the stack's programs ("commerce-admin-auth").
+std::vector<pid_t> find_stack_processes(const std::string& program);
+// CPU time (user and system) `pid` has used.
+double cpu_seconds(pid_t pid);
 
 // Keeps the stack's worker stopped (SIGSTOP) for the scope, so rows stay
 // pending until this test's own workers or a resume() take them.

@@ -6,7 +6,7 @@ namespace {
 const Statement kAudit{"audit_insert",
                        "WITH " CA_AUDIT_CTE("$1", "$2",
                                             "SELECT $3::text, $4::text, $5::bigint, $6::text[]") " "
-                       "SELECT count(*) AS written FROM au"};
+                       "SELECT count(*) AS written FROM audit_entries"};
 
 }  // namespace
 

@@ -38,25 +38,25 @@
   "SELECT 'api_key', k.id, k.name FROM api_keys k "   \
   "WHERE k.tenant_id = " TENANT " AND k.id = (" WHO "::jsonb ->> 'api_key_id')::bigint"
 
-// A CTE `au` of a write statement: the audit entries of tenant TENANT (a
+// A CTE `audit_entries` of a write statement: the audit entries of tenant TENANT (a
 // parameter, "$1") that SELECT yields, a query with the columns action,
 // target_type, target_id, changed (text[] or NULL), one row per entry
 // (none when the write wrote nothing), by the actor ACTOR yields (a query
 // of one row: type, id, name), with WHO's request id. The columns
-// actor_type, actor_id and actor_name of `au` are its entries' actor
+// actor_type, actor_id and actor_name of `audit_entries` are its entries' actor
 // (events.h, CA_AUDITED_EVENTS_CTE). An actor not found leaves its name
 // NULL, which the table refuses: a write is never left without its entry.
-#define CA_AUDIT_CTE_AS(TENANT, WHO, ACTOR, SELECT)                                     \
-  "au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name, " \
-  "  target_type, target_id, changed, request_id) "                                     \
-  "SELECT " TENANT                                                                      \
-  ", x.action, a.type, a.id, a.name, x.target_type, x.target_id, "                      \
-  "  x.changed::text[], " WHO                                                           \
-  "::jsonb ->> 'request_id' "                                                           \
-  "FROM (" SELECT                                                                       \
-  ") AS x (action, target_type, target_id, changed) "                                   \
-  "LEFT JOIN LATERAL (" ACTOR                                                           \
-  ") AS a (type, id, name) ON true "                                                    \
+#define CA_AUDIT_CTE_AS(TENANT, WHO, ACTOR, SELECT)                                                \
+  "audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name, " \
+  "  target_type, target_id, changed, request_id) "                                                \
+  "SELECT " TENANT                                                                                 \
+  ", x.action, a.type, a.id, a.name, x.target_type, x.target_id, "                                 \
+  "  x.changed::text[], " WHO                                                                      \
+  "::jsonb ->> 'request_id' "                                                                      \
+  "FROM (" SELECT                                                                                  \
+  ") AS x (action, target_type, target_id, changed) "                                              \
+  "LEFT JOIN LATERAL (" ACTOR                                                                      \
+  ") AS a (type, id, name) ON true "                                                               \
   "RETURNING actor_type, actor_id, actor_name)"
 
 // The same, by the caller of the request (`who` of the write).

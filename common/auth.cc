@@ -91,7 +91,7 @@ constexpr const char* kKeyOtherTenantState = "CA4KT";
 constexpr const char* kKeyScopeState = "CA4SC";
 const Statement kAuthenticateKey{
     "auth_api_key",
-    "WITH k AS (SELECT name, scopes, last_used_at FROM api_keys "
+    "WITH live_key AS (SELECT name, scopes, last_used_at FROM api_keys "
     "           WHERE tenant_id = $1 AND id = $2 AND created_by = $3 AND key_hash = $4::bytea "
     "             AND revoked_at IS NULL) "
     "SELECT CASE WHEN k.name IS NULL THEN ca_refuse('CA401', 'no live API key') "
@@ -101,7 +101,7 @@ const Statement kAuthenticateKey{
     "              THEN ca_refuse('CA4SC', 'outside the API key''s scopes') "
     "            ELSE 'ADMIN' END AS role, k.name AS api_key_name, "
     "       k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stamp_due "
-    "FROM (SELECT 1) AS one (x) LEFT JOIN k ON true"};
+    "FROM (SELECT 1) AS one (x) LEFT JOIN live_key k ON true"};
 
 // $1 tenant, $2 key id: last_used_at := now() unless another request has
 // stamped it within the minute meanwhile. Sent by stamp_api_key_use() after

@@ -4,9 +4,9 @@ namespace ca {
 namespace {
 
 const Statement kEmit{"events_emit",
-                      "WITH e AS ("
+                      "WITH new_events AS ("
                       "  INSERT INTO events (tenant_id, type, payload) VALUES ($1, $2, $3::jsonb)"
-                      "  RETURNING tenant_id, id, type) " CA_DELIVERIES_FOR_EVENTS_IN_E("$1")};
+                      "  RETURNING tenant_id, id, type) " CA_DELIVERIES_FOR_NEW_EVENTS("$1")};
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 -- Long texts are broken at spaces for reading; the texts have no line breaks.
 
 -- audit_insert (common/audit.cc)
-WITH au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+WITH audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
 actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
 a.name, x.target_type, x.target_id,   x.changed::text[], $2::jsonb ->> 'request_id' FROM (SELECT
 $3::text, $4::text, $5::bigint, $6::text[]) AS x (action, target_type, target_id, changed) LEFT JOIN
@@ -12,17 +12,17 @@ LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($2::json
 'user_id')::bigint   AND ($2::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
 k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($2::jsonb ->> 'api_key_id')::bigint) AS a
 (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT count(*) AS written FROM
-au;
+audit_entries;
 
 -- auth_api_key (common/auth.cc)
-WITH k AS (SELECT name, scopes, last_used_at FROM api_keys            WHERE tenant_id = $1 AND id =
-$2 AND created_by = $3 AND key_hash = $4::bytea              AND revoked_at IS NULL) SELECT CASE
-WHEN k.name IS NULL THEN ca_refuse('CA401', 'no live API key')             WHEN $5::bigint IS NOT
-NULL AND $5::bigint <> $1               THEN ca_refuse('CA4KT', 'an API key of another
+WITH live_key AS (SELECT name, scopes, last_used_at FROM api_keys            WHERE tenant_id = $1
+AND id = $2 AND created_by = $3 AND key_hash = $4::bytea              AND revoked_at IS NULL) SELECT
+CASE WHEN k.name IS NULL THEN ca_refuse('CA401', 'no live API key')             WHEN $5::bigint IS
+NOT NULL AND $5::bigint <> $1               THEN ca_refuse('CA4KT', 'an API key of another
 tenant')             WHEN NOT (k.scopes && $6::text[])               THEN ca_refuse('CA4SC',
 'outside the API key''s scopes')             ELSE 'ADMIN' END AS role, k.name AS
 api_key_name,        k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS
-stamp_due FROM (SELECT 1) AS one (x) LEFT JOIN k ON true;
+stamp_due FROM (SELECT 1) AS one (x) LEFT JOIN live_key k ON true;
 
 -- auth_cap_sessions (common/auth.cc)
 UPDATE sessions SET revoked_at = now() WHERE id = ANY (ARRAY(SELECT s.id FROM sessions
@@ -84,11 +84,11 @@ COMMIT;
 ROLLBACK;
 
 -- events_emit (common/events.cc)
-WITH e AS (  INSERT INTO events (tenant_id, type, payload) VALUES ($1, $2, $3::jsonb)  RETURNING
-tenant_id, id, type) INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url)
-SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $1 AND
-w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events
-@> '["*"]');
+WITH new_events AS (  INSERT INTO events (tenant_id, type, payload) VALUES ($1, $2,
+$3::jsonb)  RETURNING tenant_id, id, type) INSERT INTO webhook_deliveries (tenant_id, webhook_id,
+event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks
+w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
+jsonb_build_array(e.type) OR w.events @> '["*"]');
 
 -- health_ping (common/health_routes.cc)
 SELECT 1;
@@ -199,53 +199,56 @@ announcements WHERE tenant_id = $1   ORDER BY created_at DESC, id DESC LIMIT $2 
 a.created_at DESC, a.id DESC;
 
 -- announcements_archive (handlers/announcements/announcement_write.cc)
-WITH o AS (SELECT id AS archived_id, status AS status_before,   push_status AS push_status_before
-FROM announcements   WHERE tenant_id = $1 AND id = $2 FOR UPDATE), a AS (UPDATE announcements SET
-status = 'archived',   push_status = CASE WHEN push_status = 'pending' THEN 'skipped' ELSE
-push_status END,   updated_at = ca_pick(status = 'archived', updated_at, now()) FROM o WHERE
-tenant_id = $1 AND id = o.archived_id RETURNING id, status, push_status, o.status_before,
-o.push_status_before), au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
-'announcement.archived', 'announcement', a.id, ca_changed(  jsonb_build_object('status',
-a.status_before, 'push_status', a.push_status_before),   jsonb_build_object('status', a.status,
-'push_status', a.push_status),   '{status,push_status}') FROM a) AS x (action, target_type,
-target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id =
-($3::jsonb ->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT
-'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), v
-AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM a ON
-CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1) SELECT id FROM a;
+WITH previous AS (SELECT id AS archived_id, status AS status_before,   push_status AS
+push_status_before FROM announcements   WHERE tenant_id = $1 AND id = $2 FOR UPDATE), archived AS
+(UPDATE announcements SET status = 'archived',   push_status = CASE WHEN push_status = 'pending'
+THEN 'skipped' ELSE push_status END,   updated_at = ca_pick(status = 'archived', updated_at, now())
+FROM previous o WHERE tenant_id = $1 AND id = o.archived_id RETURNING id, status, push_status,
+o.status_before, o.push_status_before), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
+actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
+x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->>
+'request_id' FROM (SELECT 'announcement.archived', 'announcement', a.id,
+ca_changed(  jsonb_build_object('status', a.status_before, 'push_status',
+a.push_status_before),   jsonb_build_object('status', a.status, 'push_status',
+a.push_status),   '{status,push_status}') FROM archived a) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
+->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), list_version AS (INSERT
+INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM archived a ON CONFLICT
+(tenant_id) DO UPDATE SET version = v.version + 1) SELECT id FROM archived a;
 
 -- announcements_create (handlers/announcements/announcement_write.cc)
-WITH a AS (INSERT INTO announcements (tenant_id, title, summary, content, type, priority,   status,
-is_push_enabled, is_public, scheduled_at, expires_at, topic, push_title,   push_body, push_data,
-target_type, target_value, push_status, attachment_type,   attachment_url, attachment_metadata,
-created_by, published_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz,
-$11::timestamptz, $12, $13,   $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22,   CASE WHEN
-$7 = 'published' THEN now() END) RETURNING *), v AS (INSERT INTO announcement_list_versions AS v
-(tenant_id, version)   SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version
-+ 1), r AS (SELECT ca_announcement_json(true, a.id, a.tenant_id, a.title, a.summary, a.content,
-a.type, a.priority, a.status, a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic,
-a.push_title, a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error,
-a.sent_at, a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name,
-u.email, a.created_at, a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM a JOIN users u ON
-u.id = a.created_by), au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $23::jsonb ->> 'request_id' FROM (SELECT
-'announcement.created', 'announcement', r.id, NULL FROM r) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id =
-($23::jsonb ->> 'user_id')::bigint   AND ($23::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT
-'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($23::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), e
-AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
-jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE
-a.actor_type = 'api_key' LIMIT 1) FROM (SELECT r.tenant_id, 'announcement.published', r.json::jsonb
-FROM r WHERE r.status = 'published') AS ev (tenant_id, type, payload) RETURNING tenant_id, id,
-type), d AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT
-e.tenant_id, w.id, e.id, e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
+WITH created AS (INSERT INTO announcements (tenant_id, title, summary, content, type,
+priority,   status, is_push_enabled, is_public, scheduled_at, expires_at, topic,
+push_title,   push_body, push_data, target_type, target_value, push_status,
+attachment_type,   attachment_url, attachment_metadata, created_by, published_at) VALUES ($1, $2,
+$3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13,   $14, $15::jsonb, $16,
+$17, $18, $19, $20, $21::jsonb, $22,   CASE WHEN $7 = 'published' THEN now() END) RETURNING *),
+list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1
+FROM created a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT
+ca_announcement_json(true, a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority,
+a.status, a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title,
+a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error, a.sent_at,
+a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name, u.email,
+a.created_at, a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM created a JOIN users u ON
+u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type,
+actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
+a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $23::jsonb ->> 'request_id' FROM
+(SELECT 'announcement.created', 'announcement', r.id, NULL FROM rendered r) AS x (action,
+target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
+WHERE u.id = ($23::jsonb ->> 'user_id')::bigint   AND ($23::jsonb ->> 'api_key_id')::bigint = 0
+UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id =
+($23::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id,
+actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*,
+(SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
+audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT r.tenant_id,
+'announcement.published', r.json::jsonb FROM rendered r WHERE r.status = 'published') AS ev
+(tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
+webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
+e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
 e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT r.json FROM r;
+SELECT r.json FROM rendered r;
 
 -- announcements_load_for_update (handlers/announcements/announcement_write.cc)
 SELECT a.title, a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, a.is_public,
@@ -259,60 +262,62 @@ SELECT NOT EXISTS (SELECT 1 FROM unnest(string_to_array($2, ',')::bigint[]) AS t
 EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = t.id)) AS all_members;
 
 -- announcements_update (handlers/announcements/announcement_write.cc)
-WITH o AS (SELECT a.id AS id_before, ca_announcement_json(true, a.id, a.tenant_id, a.title,
+WITH previous AS (SELECT a.id AS id_before, ca_announcement_json(true, a.id, a.tenant_id, a.title,
 a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, a.is_public, a.scheduled_at,
 a.expires_at, a.topic, a.push_title, a.push_body, a.push_data, a.target_type, a.target_value,
 a.push_status, a.push_error, a.sent_at, a.attachment_type, a.attachment_url, a.attachment_metadata,
 a.created_by, u.name, u.email, a.created_at, a.updated_at) AS json FROM announcements a   JOIN users
-u ON u.id = a.created_by WHERE a.tenant_id = $1 AND a.id = $2   FOR UPDATE OF a), a AS (UPDATE
+u ON u.id = a.created_by WHERE a.tenant_id = $1 AND a.id = $2   FOR UPDATE OF a), updated AS (UPDATE
 announcements SET title = $3, summary = $4, content = $5, type = $6,   priority = $7, status = $8,
 is_push_enabled = $9, is_public = $10,   scheduled_at = $11::timestamptz, expires_at =
 $12::timestamptz, topic = $13,   push_title = $14, push_body = $15, push_data = $16::jsonb,
 target_type = $17,   target_value = $18, push_status = $19, attachment_type = $20, attachment_url =
 $21,   attachment_metadata = $22::jsonb,   published_at = ca_pick($8 = 'published' AND status <>
-'published', now(),                          published_at),   updated_at = now() FROM o WHERE
-tenant_id = $1 AND id = o.id_before RETURNING announcements.*), v AS (INSERT INTO
-announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM a ON CONFLICT (tenant_id)
-DO UPDATE SET version = v.version + 1), r AS (SELECT ca_announcement_json(true, a.id, a.tenant_id,
-a.title, a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, a.is_public,
-a.scheduled_at, a.expires_at, a.topic, a.push_title, a.push_body, a.push_data, a.target_type,
-a.target_value, a.push_status, a.push_error, a.sent_at, a.attachment_type, a.attachment_url,
-a.attachment_metadata, a.created_by, u.name, u.email, a.created_at, a.updated_at) AS json, a.id,
-a.tenant_id, a.status   FROM a JOIN users u ON u.id = a.created_by), au AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$24::jsonb ->> 'request_id' FROM (SELECT 'announcement.updated', 'announcement',
-r.id,   ca_changed(o.json::jsonb, r.json::jsonb,
+'published', now(),                          published_at),   updated_at = now() FROM previous o
+WHERE tenant_id = $1 AND id = o.id_before RETURNING announcements.*), list_version AS (INSERT INTO
+announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM updated a ON CONFLICT
+(tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT ca_announcement_json(true,
+a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled,
+a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title, a.push_body, a.push_data,
+a.target_type, a.target_value, a.push_status, a.push_error, a.sent_at, a.attachment_type,
+a.attachment_url, a.attachment_metadata, a.created_by, u.name, u.email, a.created_at, a.updated_at)
+AS json, a.id, a.tenant_id, a.status   FROM updated a JOIN users u ON u.id = a.created_by),
+audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $24::jsonb ->> 'request_id' FROM (SELECT
+'announcement.updated', 'announcement', r.id,   ca_changed(o.json::jsonb, r.json::jsonb,
 '{title,summary,content,type,priority,status,is_push_enabled,is_public,scheduled_at,expires_at,topic,push_title,push_body,push_data,target_type,target_value,push_status,attachment_type,attachment_url,attachment_metadata}')
-FROM r, o) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type,
-u.id, u.name FROM users u WHERE u.id = ($24::jsonb ->> 'user_id')::bigint   AND ($24::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($24::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name), e AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT
-ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name)
-FROM au a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT r.tenant_id,
-'announcement.published', r.json::jsonb FROM r WHERE $23::boolean AND r.status = 'published') AS ev
-(tenant_id, type, payload) RETURNING tenant_id, id, type), d AS (INSERT INTO webhook_deliveries
-(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e
-JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT r.json FROM r;
+FROM rendered r, previous o) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
+(SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($24::jsonb ->>
+'user_id')::bigint   AND ($24::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
+k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($24::jsonb ->> 'api_key_id')::bigint) AS a
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
+events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
+a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
+'api_key' LIMIT 1) FROM (SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r
+WHERE $23::boolean AND r.status = 'published') AS ev (tenant_id, type, payload) RETURNING tenant_id,
+id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id,
+event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks w ON
+w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
+jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT r.json FROM rendered r;
 
 -- announcements_dismiss (handlers/announcements/read_state.cc)
-WITH r AS (INSERT INTO announcement_reads AS r   (tenant_id, announcement_id, user_id, dismissed,
-dismissed_at) SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a WHERE a.tenant_id = $1
-AND a.id = $2 ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET dismissed = true,
-dismissed_at = COALESCE(r.dismissed_at, EXCLUDED.dismissed_at),   updated_at = EXCLUDED.updated_at
-RETURNING r.dismissed_at = r.updated_at AS moved), v AS (INSERT INTO announcement_read_versions AS v
-(tenant_id, user_id, version)   SELECT $1, $3, 1 FROM r WHERE r.moved   ON CONFLICT (tenant_id,
-user_id) DO UPDATE SET version = v.version + 1) SELECT 1 FROM r;
+WITH read_record AS (INSERT INTO announcement_reads AS r   (tenant_id, announcement_id, user_id,
+dismissed, dismissed_at) SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a WHERE
+a.tenant_id = $1 AND a.id = $2 ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET
+dismissed = true, dismissed_at = COALESCE(r.dismissed_at, EXCLUDED.dismissed_at),   updated_at =
+EXCLUDED.updated_at RETURNING r.dismissed_at = r.updated_at AS moved), read_version AS (INSERT INTO
+announcement_read_versions AS v (tenant_id, user_id, version)   SELECT $1, $3, 1 FROM read_record r
+WHERE r.moved   ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1) SELECT 1
+FROM read_record r;
 
 -- announcements_mark_read (handlers/announcements/read_state.cc)
-WITH r AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id) SELECT
-a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 ON CONFLICT
+WITH read_record AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id)
+SELECT a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 ON CONFLICT
 (tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING
-r.created_at = r.updated_at AS moved), v AS (INSERT INTO announcement_read_versions AS v (tenant_id,
-user_id, version)   SELECT $1, $3, 1 FROM r WHERE r.moved   ON CONFLICT (tenant_id, user_id) DO
-UPDATE SET version = v.version + 1) SELECT 1 FROM r;
+r.created_at = r.updated_at AS moved), read_version AS (INSERT INTO announcement_read_versions AS v
+(tenant_id, user_id, version)   SELECT $1, $3, 1 FROM read_record r WHERE r.moved   ON CONFLICT
+(tenant_id, user_id) DO UPDATE SET version = v.version + 1) SELECT 1 FROM read_record r;
 
 -- login_find_user (handlers/auth/login.cc)
 SELECT (SELECT greatest(1, ceil(extract(epoch
@@ -357,18 +362,18 @@ INSERT INTO password_resets (token_hash, email, expires_at) VALUES ($1::bytea, $
 make_interval(secs => $3::int));
 
 -- password_reset_audit (handlers/auth/password_reset.cc)
-WITH au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+WITH audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
 actor_name,   target_type, target_id, changed, request_id) SELECT 0, x.action, a.type, a.id, a.name,
 x.target_type, x.target_id,   x.changed::text[], $2::jsonb ->> 'request_id' FROM (SELECT
 'user.password_reset', 'user', u.id, NULL FROM users u WHERE lower(u.email) = lower($1)) AS x
 (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user', u.id, u.name FROM users
 u WHERE lower(u.email) = lower($1)) AS a (type, id, name) ON true RETURNING actor_type, actor_id,
-actor_name) SELECT count(*) AS written FROM au;
+actor_name) SELECT count(*) AS written FROM audit_entries;
 
 -- password_reset_claim (handlers/auth/password_reset.cc)
-WITH c AS (UPDATE password_resets SET used_at = now()            WHERE token_hash = $1::bytea AND
-used_at IS NULL AND expires_at > now()            RETURNING email) SELECT email FROM c UNION ALL
-SELECT ca_refuse('CA400', $2) WHERE NOT EXISTS (SELECT 1 FROM c);
+WITH claimed AS (UPDATE password_resets SET used_at = now()            WHERE token_hash = $1::bytea
+AND used_at IS NULL AND expires_at > now()            RETURNING email) SELECT email FROM claimed c
+UNION ALL SELECT ca_refuse('CA400', $2) WHERE NOT EXISTS (SELECT 1 FROM claimed c);
 
 -- password_reset_find (handlers/auth/password_reset.cc)
 SELECT email FROM password_resets WHERE token_hash = $1::bytea AND used_at IS NULL AND expires_at >
@@ -378,54 +383,57 @@ now();
 INSERT INTO mails (tenant_id, kind, recipient) VALUES (0, 'password_changed', $1);
 
 -- password_reset_password (handlers/auth/password_reset.cc)
-WITH u AS (UPDATE users SET password_hash = $2, updated_at = now(),              email_verified_at =
-COALESCE(email_verified_at, $3::timestamptz)            WHERE lower(email) = lower($1) AND is_active
-RETURNING id) SELECT id::text FROM u UNION ALL SELECT ca_refuse('CA400', $4) WHERE NOT EXISTS
-(SELECT 1 FROM u);
+WITH changed AS (UPDATE users SET password_hash = $2, updated_at =
+now(),              email_verified_at = COALESCE(email_verified_at,
+$3::timestamptz)            WHERE lower(email) = lower($1) AND is_active RETURNING id) SELECT
+id::text FROM changed u UNION ALL SELECT ca_refuse('CA400', $4) WHERE NOT EXISTS (SELECT 1 FROM
+changed u);
 
 -- password_reset_revoke_sessions (handlers/auth/password_reset.cc)
 UPDATE sessions SET revoked_at = now() WHERE revoked_at IS NULL   AND user_id = (SELECT id FROM
 users WHERE lower(email) = lower($1));
 
 -- categories_create (handlers/categories/categories.cc)
-WITH c AS (INSERT INTO categories (tenant_id, name, description)   VALUES ($1, $2, $3) RETURNING *),
-au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type,
-target_id, changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $4::jsonb ->> 'request_id' FROM (SELECT 'category.created',
-'category', c.id, NULL FROM c) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
-(SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($4::jsonb ->>
-'user_id')::bigint   AND ($4::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($4::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), e AS (INSERT INTO events
-(tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type,
-'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE a.actor_type = 'api_key' LIMIT 1) FROM
-(SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id,
-c.name,   c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM c) AS ev
-(tenant_id, type, payload) RETURNING tenant_id, id, type), d AS (INSERT INTO webhook_deliveries
-(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e
-JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT ca_category_json(c.id, c.tenant_id,
-c.name, c.description, c.is_published, c.created_at, c.updated_at) AS json FROM c;
+WITH created AS (INSERT INTO categories (tenant_id, name, description)   VALUES ($1, $2, $3)
+RETURNING *), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $4::jsonb ->> 'request_id' FROM (SELECT
+'category.created', 'category', c.id, NULL FROM created c) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($4::jsonb
+->> 'user_id')::bigint   AND ($4::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($4::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
+INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
+a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
+'api_key' LIMIT 1) FROM (SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id,
+c.name,   c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM created c) AS ev
+(tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
+webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
+e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
+e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
+SELECT ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at,
+c.updated_at) AS json FROM created c;
 
 -- categories_delete (handlers/categories/categories.cc)
 WITH moved AS (  UPDATE products p SET category_id = NULL, updated_at =
 statement_timestamp()   WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS
 NULL   RETURNING p.tenant_id, p.id, p.api_json), deleted AS (  UPDATE products p SET category_id =
 NULL   WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NOT NULL), gone AS (DELETE
-FROM categories WHERE tenant_id = $1 AND id = $2 RETURNING id), au AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$3::jsonb ->> 'request_id' FROM (SELECT 'category.deleted', 'category', gone.id, NULL FROM gone) AS
-x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($3::jsonb ->> 'user_id')::bigint   AND ($3::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name), e AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT
-ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name)
-FROM au a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT m.tenant_id, 'product.updated',
-m.api_json::jsonb FROM moved m ORDER BY m.id) AS ev (tenant_id, type, payload) RETURNING tenant_id,
-id, type), d AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT
-e.tenant_id, w.id, e.id, e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
+FROM categories WHERE tenant_id = $1 AND id = $2 RETURNING id), audit_entries AS (INSERT INTO
+audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
+request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
+x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT 'category.deleted',
+'category', gone.id, NULL FROM gone) AS x (action, target_type, target_id, changed) LEFT JOIN
+LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
+'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
+k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
+events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
+a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
+'api_key' LIMIT 1) FROM (SELECT m.tenant_id, 'product.updated', m.api_json::jsonb FROM moved m ORDER
+BY m.id) AS ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT
+INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id,
+e.id, e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
 e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
 SELECT count(*) AS deleted FROM gone;
 
@@ -444,34 +452,36 @@ SELECT 1 FROM products WHERE tenant_id = $1 AND category_id = $2 AND deleted_at 
 FOR NO KEY UPDATE;
 
 -- categories_toggle (handlers/categories/categories.cc)
-WITH c AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at = now()   WHERE
-c.tenant_id = $1 AND c.id = $2 RETURNING *), au AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->>
-'request_id' FROM (SELECT 'category.toggled', 'category', c.id, '{is_published}'::text[] FROM c) AS
-x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($3::jsonb ->> 'user_id')::bigint   AND ($3::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT ca_category_json(c.id, c.tenant_id, c.name, c.description,
-c.is_published, c.created_at, c.updated_at) AS json, c.is_published FROM c;
+WITH toggled AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at =
+now()   WHERE c.tenant_id = $1 AND c.id = $2 RETURNING *), audit_entries AS (INSERT INTO audit_log
+(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
+SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
+$3::jsonb ->> 'request_id' FROM (SELECT 'category.toggled', 'category', c.id,
+'{is_published}'::text[] FROM toggled c) AS x (action, target_type, target_id, changed) LEFT JOIN
+LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
+'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
+k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(c.id,
+c.tenant_id, c.name, c.description, c.is_published, c.created_at, c.updated_at) AS json,
+c.is_published FROM toggled c;
 
 -- categories_update (handlers/categories/categories.cc)
-WITH o AS (SELECT id, name, description FROM categories   WHERE tenant_id = $1 AND id = $2 FOR
-UPDATE), c AS (UPDATE categories c SET name = COALESCE($3, c.name),   description = CASE WHEN
-$4::boolean THEN $5 ELSE c.description END, updated_at = now()   FROM o WHERE c.tenant_id = $1 AND
-c.id = o.id   RETURNING c.*, o.name AS name_before, o.description AS description_before), au AS
-(INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type,
-target_id, changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $6::jsonb ->> 'request_id' FROM (SELECT 'category.updated',
-'category', c.id, ca_changed(  jsonb_build_object('name', c.name_before, 'description',
-c.description_before),   jsonb_build_object('name', c.name, 'description',
-c.description),   '{name,description}') FROM c) AS x (action, target_type, target_id, changed) LEFT
-JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb ->>
-'user_id')::bigint   AND ($6::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(c.id,
-c.tenant_id, c.name, c.description, c.is_published, c.created_at, c.updated_at) AS json FROM c;
+WITH previous AS (SELECT id, name, description FROM categories   WHERE tenant_id = $1 AND id = $2
+FOR UPDATE), updated AS (UPDATE categories c SET name = COALESCE($3, c.name),   description = CASE
+WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now()   FROM previous o WHERE
+c.tenant_id = $1 AND c.id = o.id   RETURNING c.*, o.name AS name_before, o.description AS
+description_before), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type,
+actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
+a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $6::jsonb ->> 'request_id' FROM
+(SELECT 'category.updated', 'category', c.id, ca_changed(  jsonb_build_object('name', c.name_before,
+'description', c.description_before),   jsonb_build_object('name', c.name, 'description',
+c.description),   '{name,description}') FROM updated c) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb
+->> 'user_id')::bigint   AND ($6::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT
+ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at,
+c.updated_at) AS json FROM updated c;
 
 -- cli_current_user (handlers/cli/main.cc)
 SELECT current_user AS name;
@@ -518,42 +528,45 @@ SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refus
 WHERE user_id = $1 AND deleted_at IS NULL;
 
 -- orders_create (handlers/orders/order_create.cc)
-WITH a AS (  SELECT a.street, a.city, u.name, u.email   FROM addresses a JOIN users u ON u.id =
-a.user_id   WHERE a.user_id = $2 AND a.id = $3 AND a.deleted_at IS NULL), p AS MATERIALIZED
-(  SELECT id FROM products   WHERE tenant_id = $1 AND id = ANY ($6::bigint[]) AND deleted_at IS
-NULL   ORDER BY id FOR SHARE), ok AS (  SELECT 1 FROM a WHERE NOT EXISTS (    SELECT 1 FROM
-unnest($6::bigint[]) x (id) WHERE x.id NOT IN (SELECT id FROM p))), o AS (  INSERT INTO orders
-(tenant_id, user_id, address_id, payment_type, total_amount)   SELECT $1, $2, $3, $4, $5::numeric
-FROM ok RETURNING *), i AS (  INSERT INTO order_items (tenant_id, order_id, product_id, size, qty,
-amount, notes)   SELECT o.tenant_id, o.id, x.product_id, x.size, x.qty, x.amount, x.notes   FROM o
-CROSS JOIN unnest($6::bigint[], $7::text[], $8::integer[],
+WITH address AS (  SELECT a.street, a.city, u.name, u.email   FROM addresses a JOIN users u ON u.id
+= a.user_id   WHERE a.user_id = $2 AND a.id = $3 AND a.deleted_at IS NULL), live_products AS
+MATERIALIZED (  SELECT id FROM products   WHERE tenant_id = $1 AND id = ANY ($6::bigint[]) AND
+deleted_at IS NULL   ORDER BY id FOR SHARE), all_live AS (  SELECT 1 FROM address a WHERE NOT EXISTS
+(    SELECT 1 FROM unnest($6::bigint[]) x (id) WHERE x.id NOT IN (SELECT id FROM live_products p))),
+created AS (  INSERT INTO orders (tenant_id, user_id, address_id, payment_type,
+total_amount)   SELECT $1, $2, $3, $4, $5::numeric FROM all_live ok RETURNING *), items AS (  INSERT
+INTO order_items (tenant_id, order_id, product_id, size, qty, amount, notes)   SELECT o.tenant_id,
+o.id, x.product_id, x.size, x.qty, x.amount, x.notes   FROM created o CROSS JOIN
+unnest($6::bigint[], $7::text[], $8::integer[],
 $9::numeric[],                            $10::text[]) WITH ORDINALITY        AS x (product_id,
 size, qty, amount, notes, n)   ORDER BY x.n   RETURNING id, order_id, product_id, size, qty, amount,
-notes), k AS (  INSERT INTO order_counts AS k (tenant_id, status, slot, n)   SELECT $1, o.status,
-(pg_backend_pid() % 16), 1 FROM o   ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n +
-1), au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $11::jsonb ->> 'request_id' FROM (SELECT
-'order.created', 'order', o.id, NULL FROM o) AS x (action, target_type, target_id, changed) LEFT
-JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($11::jsonb ->>
-'user_id')::bigint   AND ($11::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($11::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), e AS (INSERT INTO events
-(tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type,
-'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE a.actor_type = 'api_key' LIMIT 1) FROM
-(SELECT o.tenant_id, 'order.created',   ca_order_event_json(o.id, o.user_id, o.status,
-o.total_amount,                       cardinality($6::bigint[]), NULL)::jsonb FROM o) AS ev
-(tenant_id, type, payload) RETURNING tenant_id, id, type), d AS (INSERT INTO webhook_deliveries
-(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e
-JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT CASE WHEN o.id IS NOT NULL THEN
-ca_order_json(o.id, o.user_id, o.tenant_id, o.address_id, o.payment_type, o.total_amount, o.status,
-o.created_at, o.updated_at, (SELECT '[' || string_agg(ca_order_item_json(i.id, i.order_id,
-i.product_id, i.size,                           i.qty, i.amount, i.notes, NULL), ',' ORDER BY i.id)
-|| ']'  FROM i), NULL, ca_order_user_json(o.user_id, a.name, a.email), ca_order_address_json(false,
+notes), counted AS (  INSERT INTO order_counts AS k (tenant_id, status, slot, n)   SELECT $1,
+o.status, (pg_backend_pid() % 16), 1 FROM created o   ON CONFLICT (tenant_id, status, slot) DO
+UPDATE SET n = k.n + 1), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type,
+actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
+a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $11::jsonb ->> 'request_id' FROM
+(SELECT 'order.created', 'order', o.id, NULL FROM created o) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id =
+($11::jsonb ->> 'user_id')::bigint   AND ($11::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT
+'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($11::jsonb ->>
+'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name),
+new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
+jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
+audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT o.tenant_id,
+'order.created',   ca_order_event_json(o.id, o.user_id, o.status,
+o.total_amount,                       cardinality($6::bigint[]), NULL)::jsonb FROM created o) AS ev
+(tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
+webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
+e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
+e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
+SELECT CASE WHEN o.id IS NOT NULL THEN ca_order_json(o.id, o.user_id, o.tenant_id, o.address_id,
+o.payment_type, o.total_amount, o.status, o.created_at, o.updated_at, (SELECT '[' ||
+string_agg(ca_order_item_json(i.id, i.order_id, i.product_id,
+i.size,                           i.qty, i.amount, i.notes, NULL), ',' ORDER BY i.id) || ']'  FROM
+items i), NULL, ca_order_user_json(o.user_id, a.name, a.email), ca_order_address_json(false,
 o.address_id, a.street, a.city, NULL, NULL)) END AS json,   a.name IS NOT NULL AS address_found,
-ARRAY(SELECT id FROM p) AS live_product_ids FROM (SELECT 1) one LEFT JOIN a ON true LEFT JOIN o ON
-true;
+ARRAY(SELECT id FROM live_products p) AS live_product_ids FROM (SELECT 1) one LEFT JOIN address a ON
+true LEFT JOIN created o ON true;
 
 -- orders_create_address (handlers/orders/order_create.cc)
 SELECT 1 FROM addresses a WHERE a.user_id = $1 AND a.id = $2 AND a.deleted_at IS NULL;
@@ -619,31 +632,32 @@ o.user_id = $5::bigint  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) ORDER BY o.id DE
 SELECT o.status AS status FROM orders o WHERE o.tenant_id = $1 AND o.id = $2 FOR NO KEY UPDATE;
 
 -- orders_status_set (handlers/orders/order_status.cc)
-WITH o AS (  UPDATE orders SET status = $3, updated_at = now()   WHERE tenant_id = $1 AND id =
-$2   RETURNING tenant_id, id, user_id, status, total_amount), c AS (SELECT count(*) AS items FROM
-order_items WHERE tenant_id = $1 AND order_id = $2), k AS (  INSERT INTO order_counts AS k
-(tenant_id, status, slot, n)   SELECT $1, s.status, (pg_backend_pid() % 16), s.n   FROM o CROSS JOIN
-(VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n)   WHERE $3::text <> $4::text ORDER BY
-s.status   ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + EXCLUDED.n), au AS (INSERT
-INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id,
-changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $5::jsonb ->> 'request_id' FROM (SELECT 'order.status_changed',
-'order', o.id, '{status}'::text[] FROM o) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($5::jsonb ->>
-'user_id')::bigint   AND ($5::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($5::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), e AS (INSERT INTO events
-(tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type,
-'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE a.actor_type = 'api_key' LIMIT 1) FROM
-(SELECT o.tenant_id, t.type,   ca_order_event_json(o.id, o.user_id, o.status, o.total_amount,
-c.items, t.previous)  ::jsonb FROM o CROSS JOIN c CROSS JOIN (VALUES (1, 'order.status_changed',
-$4::text),                                        (2, 'order.' || $3::text,
+WITH changed AS (  UPDATE orders SET status = $3, updated_at = now()   WHERE tenant_id = $1 AND id =
+$2   RETURNING tenant_id, id, user_id, status, total_amount), item_count AS (SELECT count(*) AS
+items FROM order_items WHERE tenant_id = $1 AND order_id = $2), counted AS (  INSERT INTO
+order_counts AS k (tenant_id, status, slot, n)   SELECT $1, s.status, (pg_backend_pid() % 16),
+s.n   FROM changed o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n)   WHERE
+$3::text <> $4::text ORDER BY s.status   ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n
++ EXCLUDED.n), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->> 'request_id' FROM (SELECT
+'order.status_changed', 'order', o.id, '{status}'::text[] FROM changed o) AS x (action, target_type,
+target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id =
+($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT
+'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($5::jsonb ->>
+'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name),
+new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
+jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
+audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT o.tenant_id,
+t.type,   ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items,
+t.previous)  ::jsonb FROM changed o CROSS JOIN item_count c CROSS JOIN (VALUES (1,
+'order.status_changed', $4::text),                                        (2, 'order.' || $3::text,
 NULL))                                AS t (n, type, previous) WHERE t.n = 1 OR $3::text IN
 ('completed', 'cancelled') ORDER BY t.n) AS ev (tenant_id, type, payload) RETURNING tenant_id, id,
-type), d AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT
-e.tenant_id, w.id, e.id, e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT count(*) AS changed FROM o;
+type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event,
+url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id
+= $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR
+w.events @> '["*"]')) SELECT count(*) AS changed FROM changed o;
 
 -- products_list_0 (handlers/products/product_read.cc)
 WITH total AS (SELECT COALESCE((SELECT live FROM product_counts WHERE tenant_id = $1), 0) AS n)
@@ -1048,105 +1062,111 @@ NULL;
 SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found;
 
 -- products_create (handlers/products/product_write.cc)
-WITH c AS (SELECT $6::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id = $1 AND
-id = $6::bigint) AS ok), p AS (INSERT INTO products (tenant_id, name, description, price, stock,
-category_id,   published) SELECT $1, $2::text, $3::text, $4::numeric, COALESCE($5::integer,
-0),   $6::bigint, COALESCE($7::boolean, true) FROM c WHERE c.ok   RETURNING id, tenant_id,
-api_json), n AS (INSERT INTO product_counts AS k (tenant_id, live) SELECT $1, 1 FROM p   ON CONFLICT
-(tenant_id) DO UPDATE SET live = k.live + 1), au AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->>
-'request_id' FROM (SELECT 'product.created', 'product', p.id, NULL FROM p) AS x (action,
-target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
-WHERE u.id = ($8::jsonb ->> 'user_id')::bigint   AND ($8::jsonb ->> 'api_key_id')::bigint = 0 UNION
-ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($8::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), e
-AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
-jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE
-a.actor_type = 'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.created', p.api_json::jsonb
-FROM p) AS ev (tenant_id, type, payload) RETURNING tenant_id, id, type), d AS (INSERT INTO
+WITH category AS (SELECT $6::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id =
+$1 AND id = $6::bigint) AS ok), created AS (INSERT INTO products (tenant_id, name, description,
+price, stock, category_id,   published) SELECT $1, $2::text, $3::text, $4::numeric,
+COALESCE($5::integer, 0),   $6::bigint, COALESCE($7::boolean, true) FROM category c WHERE
+c.ok   RETURNING id, tenant_id, api_json), counted AS (INSERT INTO product_counts AS k (tenant_id,
+live) SELECT $1, 1 FROM created p   ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1),
+audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT
+'product.created', 'product', p.id, NULL FROM created p) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($8::jsonb
+->> 'user_id')::bigint   AND ($8::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($8::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
+INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
+a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
+'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM created p) AS
+ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
 webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND
-w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT p.api_json
-AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true;
+e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
+e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
+SELECT p.api_json AS json, c.ok AS category_ok FROM category c LEFT JOIN created p ON true;
 
 -- products_delete (handlers/products/product_write.cc)
-WITH p AS (UPDATE products p SET deleted_at = now(), updated_at = now()   WHERE p.tenant_id = $1 AND
-p.id = $2 AND p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json), n AS (UPDATE
-product_counts SET live = live - 1   WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM p)), au AS
-(INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type,
-target_id, changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT 'product.deleted',
-'product', p.id, NULL FROM p) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
-(SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), e AS (INSERT INTO events
-(tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type,
-'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE a.actor_type = 'api_key' LIMIT 1) FROM
-(SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM p) AS ev (tenant_id, type, payload)
-RETURNING tenant_id, id, type), d AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id,
-event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e JOIN webhooks w ON
-w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT p.api_json AS json FROM (SELECT 1) one
-LEFT JOIN p ON true;
+WITH deleted AS (UPDATE products p SET deleted_at = now(), updated_at = now()   WHERE p.tenant_id =
+$1 AND p.id = $2 AND p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json), counted AS
+(UPDATE product_counts SET live = live - 1   WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM deleted
+p)), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
+'product.deleted', 'product', p.id, NULL FROM deleted p) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
+->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
+INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
+a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
+'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM deleted p) AS
+ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
+webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
+e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
+e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
+SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN deleted p ON true;
 
 -- products_update (handlers/products/product_write.cc)
-WITH c AS (SELECT $9::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id = $1 AND
-id = $9::bigint) AS ok), o AS (SELECT id, api_json FROM products   WHERE tenant_id = $1 AND id = $2
-AND deleted_at IS NULL FOR UPDATE), p AS (UPDATE products p SET name = COALESCE($3,
-p.name),   description = CASE WHEN $4::boolean THEN $5 ELSE p.description END,   price =
-COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock),   category_id = CASE WHEN
+WITH category AS (SELECT $9::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id =
+$1 AND id = $9::bigint) AS ok), previous AS (SELECT id, api_json FROM products   WHERE tenant_id =
+$1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), updated AS (UPDATE products p SET name =
+COALESCE($3, p.name),   description = CASE WHEN $4::boolean THEN $5 ELSE p.description END,   price
+= COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock),   category_id = CASE WHEN
 $8::boolean THEN $9::bigint ELSE p.category_id END,   published = COALESCE($10::boolean,
-p.published), updated_at = now()   FROM c, o WHERE c.ok AND p.tenant_id = $1 AND p.id = o.id AND
-p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json, o.api_json AS before), au AS (INSERT
-INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id,
-changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $11::jsonb ->> 'request_id' FROM (SELECT 'product.updated',
-'product', p.id, ca_changed(p.before::jsonb,
-p.api_json::jsonb,   '{name,description,price,stock,category_id,published}') FROM p) AS x (action,
-target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
-WHERE u.id = ($11::jsonb ->> 'user_id')::bigint   AND ($11::jsonb ->> 'api_key_id')::bigint = 0
-UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id =
-($11::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id,
-actor_name), e AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
-jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE
-a.actor_type = 'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.updated', p.api_json::jsonb
-FROM p) AS ev (tenant_id, type, payload) RETURNING tenant_id, id, type), d AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND
-w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT p.api_json
-AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true;
+p.published), updated_at = now()   FROM category c, previous o WHERE c.ok AND p.tenant_id = $1 AND
+p.id = o.id AND p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json, o.api_json AS
+before), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $11::jsonb ->> 'request_id' FROM (SELECT
+'product.updated', 'product', p.id, ca_changed(p.before::jsonb,
+p.api_json::jsonb,   '{name,description,price,stock,category_id,published}') FROM updated p) AS x
+(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
+FROM users u WHERE u.id = ($11::jsonb ->> 'user_id')::bigint   AND ($11::jsonb ->>
+'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
+= $1 AND k.id = ($11::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
+actor_type, actor_id, actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload,
+actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id,
+'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT
+p.tenant_id, 'product.updated', p.api_json::jsonb FROM updated p) AS ev (tenant_id, type, payload)
+RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id,
+webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e
+JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
+jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT p.api_json AS json, c.ok AS category_ok
+FROM category c LEFT JOIN updated p ON true;
 
 -- invitations_accept (handlers/team_members/invitations.cc)
-WITH c AS (UPDATE invitations i SET status = 'accepted', accepted_at = now()            WHERE
+WITH accepted AS (UPDATE invitations i SET status = 'accepted', accepted_at = now()            WHERE
 i.tenant_id = $1 AND i.id = $2 AND i.token_hash = $3::bytea              AND i.status = 'pending'
-AND i.expires_at > now()            RETURNING i.email, i.role, i.invited_by), a AS (SELECT u.id,
-u.name, u.email FROM users u JOIN c ON lower(u.email) = lower(c.email)       WHERE u.id = $4::bigint
-OR ($4::bigint IS NULL AND $9::timestamptz IS NOT NULL)), n AS (INSERT INTO users (name, email,
-password_hash, tenant_id, email_verified_at)       SELECT $5, c.email, $6, $1, $9::timestamptz FROM
-c       WHERE $4::bigint IS NULL AND NOT EXISTS (SELECT 1 FROM a)       ON CONFLICT (lower(email))
-DO NOTHING RETURNING id, name, email), j AS (SELECT id, name, email FROM a UNION ALL SELECT id,
-name, email FROM n), m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT $1, j.id,
-c.role FROM j, c       ON CONFLICT DO NOTHING RETURNING user_id), cur AS (UPDATE users u SET
-tenant_id = $1, updated_at = now(),           email_verified_at = COALESCE(u.email_verified_at,
-$9::timestamptz) FROM a, m         WHERE u.id = a.id AND m.user_id = a.id), told AS (INSERT INTO
+AND i.expires_at > now()            RETURNING i.email, i.role, i.invited_by), existing_user AS
+(SELECT u.id, u.name, u.email FROM users u JOIN accepted c ON lower(u.email) =
+lower(c.email)       WHERE u.id = $4::bigint OR ($4::bigint IS NULL AND $9::timestamptz IS NOT
+NULL)), new_user AS (INSERT INTO users (name, email, password_hash, tenant_id,
+email_verified_at)       SELECT $5, c.email, $6, $1, $9::timestamptz FROM accepted c       WHERE
+$4::bigint IS NULL AND NOT EXISTS (SELECT 1 FROM existing_user a)       ON CONFLICT (lower(email))
+DO NOTHING RETURNING id, name, email), joining AS (SELECT id, name, email FROM existing_user a UNION
+ALL SELECT id, name, email FROM new_user n), membership AS (INSERT INTO memberships (tenant_id,
+user_id, role) SELECT $1, j.id, c.role FROM joining j, accepted c       ON CONFLICT DO NOTHING
+RETURNING user_id), current_tenant AS (UPDATE users u SET tenant_id = $1, updated_at =
+now(),           email_verified_at = COALESCE(u.email_verified_at, $9::timestamptz) FROM
+existing_user a, membership m         WHERE u.id = a.id AND m.user_id = a.id), told AS (INSERT INTO
 mails (tenant_id, kind, recipient, data)          SELECT $1, 'joined_existing_account',
-a.email,            jsonb_build_object('tenant_name', t.name, 'role', c.role)          FROM a, c, m,
-tenants t WHERE $4::bigint IS NULL AND t.id = $1), au AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $10::jsonb ->>
-'request_id' FROM (SELECT 'member.joined', 'member', j.id, NULL FROM j, c, m) AS x (action,
-target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user', j.id, j.name FROM j) AS a (type,
-id, name) ON true RETURNING actor_type, actor_id, actor_name), e AS (INSERT INTO events (tenant_id,
-type, payload) SELECT $1::bigint, 'user.registered', ca_user_registered_json(j.id, j.name, j.email,
-c.role, c.invited_by)::jsonb FROM j, c, m RETURNING tenant_id, id, type), d AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND
-w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT
-ca_member_json($1, j.id, c.role, j.name, j.email) AS member FROM j, c, m UNION ALL SELECT CASE WHEN
-NOT EXISTS (SELECT 1 FROM j) THEN ca_refuse('CA400', $7)             ELSE ca_refuse('CA409', $8) END
-WHERE NOT EXISTS (SELECT 1 FROM m);
+a.email,            jsonb_build_object('tenant_name', t.name, 'role', c.role)          FROM
+existing_user a, accepted c, membership m, tenants t WHERE $4::bigint IS NULL AND t.id = $1),
+audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $10::jsonb ->> 'request_id' FROM (SELECT
+'member.joined', 'member', j.id, NULL FROM joining j, accepted c, membership m) AS x (action,
+target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user', j.id, j.name FROM joining j) AS a
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
+events (tenant_id, type, payload) SELECT $1::bigint, 'user.registered',
+ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb FROM joining j, accepted
+c, membership m RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries
+(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM
+new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND
+(w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT ca_member_json($1, j.id,
+c.role, j.name, j.email) AS member FROM joining j, accepted c, membership m UNION ALL SELECT CASE
+WHEN NOT EXISTS (SELECT 1 FROM joining j) THEN ca_refuse('CA400', $7)             ELSE
+ca_refuse('CA409', $8) END WHERE NOT EXISTS (SELECT 1 FROM membership m);
 
 -- invitations_acceptable (handlers/team_members/invitations.cc)
 SELECT NOT EXISTS (SELECT 1 FROM users u WHERE lower(u.email) = lower(i.email))   AS email_free FROM
@@ -1160,16 +1180,16 @@ WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() 
 expires_at)     SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6)     WHERE NOT
 EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id                       WHERE
 m.tenant_id = $1 AND lower(u.email) = lower($2))     RETURNING i.id, i.status AS status,
-ca_invitation_json(i.id, i.email, i.role, i.status, i.expires_at, i.created_at) AS json), au AS
-(INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type,
-target_id, changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $7::jsonb ->> 'request_id' FROM (SELECT 'member.invited',
-'invitation', c.id, NULL FROM created c) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($7::jsonb ->>
-'user_id')::bigint   AND ($7::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT id, status, json FROM
-created;
+ca_invitation_json(i.id, i.email, i.role, i.status, i.expires_at, i.created_at) AS json),
+audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $7::jsonb ->> 'request_id' FROM (SELECT
+'member.invited', 'invitation', c.id, NULL FROM created c) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($7::jsonb
+->> 'user_id')::bigint   AND ($7::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT id, status, json
+FROM created;
 
 -- invitations_create_mailed (handlers/team_members/invitations.cc)
 WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now()     WHERE tenant_id
@@ -1183,7 +1203,7 @@ i.role, i.expires_at), mail AS (INSERT INTO mails (tenant_id, kind, recipient, d
 'invitation', c.email, jsonb_build_object(      'token', 'inv_' || $1::bigint || '_' || c.id || '_'
 || $7::text,       'tenant_name', t.name, 'inviter_name', u.name, 'role',
 c.role,       'expires_at', ca_ts(c.expires_at))     FROM created c, tenants t, users u WHERE t.id =
-$1 AND u.id = $5), au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+$1 AND u.id = $5), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
 actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
 a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT
 'member.invited', 'invitation', c.id, NULL FROM created c) AS x (action, target_type, target_id,
@@ -1207,21 +1227,22 @@ SELECT count(*) AS pending FROM invitations WHERE tenant_id = $1 AND status = 'p
 expires_at > now()   AND lower(email) <> lower($2);
 
 -- invitations_revoke (handlers/team_members/invitations.cc)
-WITH r AS (UPDATE invitations i SET status = 'revoked', revoked_at = now()            WHERE
+WITH revoked AS (UPDATE invitations i SET status = 'revoked', revoked_at = now()            WHERE
 i.tenant_id = $1 AND i.id = $2 AND i.status = 'pending'            RETURNING i.id, i.status AS
-status, ca_invitation_json(i.id, i.email, i.role, i.status, i.expires_at, i.created_at) AS json), au
-AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type,
-target_id, changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT 'invitation.revoked',
-'invitation', r.id, NULL FROM r) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
-(SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT true AS revoked,
-r.status, r.json FROM r UNION ALL SELECT false, CASE WHEN i.status = 'pending' AND i.expires_at <=
-now() THEN 'expired' ELSE i.status END, ca_invitation_json(i.id, i.email, i.role, CASE WHEN i.status
-= 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END, i.expires_at, i.created_at)
-FROM invitations i WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM r);
+status, ca_invitation_json(i.id, i.email, i.role, i.status, i.expires_at, i.created_at) AS json),
+audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
+'invitation.revoked', 'invitation', r.id, NULL FROM revoked r) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
+->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT true AS revoked,
+r.status, r.json FROM revoked r UNION ALL SELECT false, CASE WHEN i.status = 'pending' AND
+i.expires_at <= now() THEN 'expired' ELSE i.status END, ca_invitation_json(i.id, i.email, i.role,
+CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END,
+i.expires_at, i.created_at) FROM invitations i WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS
+(SELECT 1 FROM revoked r);
 
 -- invitations_take_turn (handlers/team_members/invitations.cc)
 INSERT INTO cap_locks AS l (tenant_id, collection) VALUES ($1, 'pending invitations') ON CONFLICT
@@ -1267,17 +1288,18 @@ WHERE m.tenant_id = $1          ORDER BY m.created_at, m.user_id LIMIT $2 OFFSET
 AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.created_at, page.user_id;
 
 -- api_keys_create (handlers/tenants/api_keys.cc)
-WITH k AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head,   created_by)
+WITH created AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head,   created_by)
 VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, ca_api_key_json(tenant_id, id, name,
-scopes, secret_head, created_by, created_at, last_used_at) AS json), au AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$7::jsonb ->> 'request_id' FROM (SELECT 'api_key.created', 'api_key', k.id, NULL FROM k) AS x
-(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($7::jsonb ->> 'user_id')::bigint   AND ($7::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT k.id, k.json FROM k;
+scopes, secret_head, created_by, created_at, last_used_at) AS json), audit_entries AS (INSERT INTO
+audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
+request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
+x.target_id,   x.changed::text[], $7::jsonb ->> 'request_id' FROM (SELECT 'api_key.created',
+'api_key', k.id, NULL FROM created k) AS x (action, target_type, target_id, changed) LEFT JOIN
+LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($7::jsonb ->>
+'user_id')::bigint   AND ($7::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
+k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint) AS a
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT k.id, k.json FROM
+created k;
 
 -- api_keys_list (handlers/tenants/api_keys.cc)
 WITH total AS (SELECT count(*) AS n FROM api_keys                WHERE tenant_id = $1 AND revoked_at
@@ -1287,16 +1309,17 @@ NULL          ORDER BY id LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json
 JOIN page ON true ORDER BY page.id;
 
 -- api_keys_revoke (handlers/tenants/api_keys.cc)
-WITH r AS (UPDATE api_keys SET revoked_at = now()            WHERE tenant_id = $1 AND id = $2 AND
-revoked_at IS NULL RETURNING id), au AS (INSERT INTO audit_log (tenant_id, action, actor_type,
-actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
-a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM
-(SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM r) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT count(*) > 0 AS
-found, (SELECT count(*) FROM r) AS revoked FROM api_keys WHERE tenant_id = $1 AND id = $2;
+WITH revoked AS (UPDATE api_keys SET revoked_at = now()            WHERE tenant_id = $1 AND id = $2
+AND revoked_at IS NULL RETURNING id), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
+actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
+x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->>
+'request_id' FROM (SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM revoked r) AS x (action,
+target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
+WHERE u.id = ($3::jsonb ->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION
+ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->>
+'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name)
+SELECT count(*) > 0 AS found, (SELECT count(*) FROM revoked r) AS revoked FROM api_keys WHERE
+tenant_id = $1 AND id = $2;
 
 -- api_keys_under_cap (handlers/tenants/api_keys.cc)
 SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refused FROM api_keys
@@ -1362,10 +1385,11 @@ $10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3) SELECT total.n A
 FROM total LEFT JOIN page ON true ORDER BY page.created_at DESC, page.id DESC;
 
 -- tenants_create (handlers/tenants/tenants.cc)
-WITH t AS (INSERT INTO tenants (name, created_by) VALUES ($1, $2) RETURNING *), m AS (INSERT INTO
-memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM t), u AS (UPDATE users SET
-tenant_id = (SELECT id FROM t), updated_at = now() WHERE id = $2) SELECT ca_tenant_json(t.id,
-t.name, t.settings, t.created_at, t.updated_at, NULL) AS json FROM t;
+WITH created AS (INSERT INTO tenants (name, created_by) VALUES ($1, $2) RETURNING *), membership AS
+(INSERT INTO memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM created t),
+current_tenant AS (UPDATE users SET tenant_id = (SELECT id FROM created t), updated_at = now() WHERE
+id = $2) SELECT ca_tenant_json(t.id, t.name, t.settings, t.created_at, t.updated_at, NULL) AS json
+FROM created t;
 
 -- tenants_create_tenants_first (handlers/tenants/tenants.cc)
 SELECT 1 FROM tenants WHERE id = 0 FOR UPDATE;
@@ -1386,22 +1410,23 @@ SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refus
 WHERE created_by = $1;
 
 -- tenants_update (handlers/tenants/tenants.cc)
-WITH o AS (SELECT id AS tenant_before, name AS name_before, settings AS settings_before   FROM
-tenants WHERE id = $1 FOR UPDATE), t AS (UPDATE tenants t SET name = COALESCE($2,
-t.name),   settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now()   FROM o WHERE t.id
-= o.tenant_before RETURNING t.*, o.name_before, o.settings_before), au AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$5::jsonb ->> 'request_id' FROM (SELECT 'tenant.updated', 'tenant', t.id, ARRAY(  SELECT 'name'
-WHERE t.name_before IS DISTINCT FROM t.name   UNION ALL (SELECT 'settings.' || k.key FROM
-(    SELECT jsonb_object_keys(t.settings_before) UNION     SELECT jsonb_object_keys(t.settings)) AS
-k (key)   WHERE t.settings_before -> k.key IS DISTINCT FROM t.settings -> k.key   ORDER BY k.key))
-FROM t) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type,
-u.id, u.name FROM users u WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->>
+WITH previous AS (SELECT id AS tenant_before, name AS name_before, settings AS
+settings_before   FROM tenants WHERE id = $1 FOR UPDATE), updated AS (UPDATE tenants t SET name =
+COALESCE($2, t.name),   settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now()   FROM
+previous o WHERE t.id = o.tenant_before RETURNING t.*, o.name_before, o.settings_before),
+audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
+a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->> 'request_id' FROM (SELECT
+'tenant.updated', 'tenant', t.id, ARRAY(  SELECT 'name' WHERE t.name_before IS DISTINCT FROM
+t.name   UNION ALL (SELECT 'settings.' || k.key FROM (    SELECT
+jsonb_object_keys(t.settings_before) UNION     SELECT jsonb_object_keys(t.settings)) AS k
+(key)   WHERE t.settings_before -> k.key IS DISTINCT FROM t.settings -> k.key   ORDER BY k.key))
+FROM updated t) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS
+type, u.id, u.name FROM users u WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->>
 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
 = $1 AND k.id = ($5::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
 actor_type, actor_id, actor_name) SELECT ca_tenant_json(t.id, t.name, t.settings, t.created_at,
-t.updated_at, NULL) AS json FROM t;
+t.updated_at, NULL) AS json FROM updated t;
 
 -- deliveries_list (handlers/webhooks/deliveries.cc)
 WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE tenant_id = $1 AND ($2::bigint IS
@@ -1445,32 +1470,33 @@ created_at, payload, actor FROM events   WHERE tenant_id = $1 AND type = wanted.
 $2   ORDER BY id LIMIT $3) e ORDER BY e.id LIMIT $3;
 
 -- webhooks_create (handlers/webhooks/subscriptions.cc)
-WITH h AS (INSERT INTO webhooks (tenant_id, url, events, secret, description)   VALUES ($1, $2,
-$3::jsonb, $4, $5) RETURNING id, ca_webhook_json(id, url, events, description, is_active,
-disabled_at, disabled_reason, created_at, updated_at) AS json), au AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$6::jsonb ->> 'request_id' FROM (SELECT 'webhook.created', 'webhook', h.id, NULL FROM h) AS x
-(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($6::jsonb ->> 'user_id')::bigint   AND ($6::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT h.json FROM h;
+WITH created AS (INSERT INTO webhooks (tenant_id, url, events, secret, description)   VALUES ($1,
+$2, $3::jsonb, $4, $5) RETURNING id, ca_webhook_json(id, url, events, description, is_active,
+disabled_at, disabled_reason, created_at, updated_at) AS json), audit_entries AS (INSERT INTO
+audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
+request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
+x.target_id,   x.changed::text[], $6::jsonb ->> 'request_id' FROM (SELECT 'webhook.created',
+'webhook', h.id, NULL FROM created h) AS x (action, target_type, target_id, changed) LEFT JOIN
+LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb ->>
+'user_id')::bigint   AND ($6::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
+k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint) AS a
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT h.json FROM created h;
 
 -- webhooks_delete (handlers/webhooks/subscriptions.cc)
-WITH w AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at =
+WITH deleted AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at =
 now()            WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL            RETURNING
-tenant_id, id), au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+tenant_id, id), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
 actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
 a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
-'webhook.deleted', 'webhook', w.id, NULL FROM w) AS x (action, target_type, target_id, changed) LEFT
-JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), d AS (UPDATE
-webhook_deliveries d SET status = 'failed', error = 'webhook deleted'       FROM w WHERE d.tenant_id
-= $1 AND d.webhook_id = w.id        AND d.status = 'pending' AND (d.lease_until IS NULL OR
-d.lease_until < now())       RETURNING d.id) SELECT (SELECT count(*) FROM d) AS ended FROM w;
+'webhook.deleted', 'webhook', w.id, NULL FROM deleted w) AS x (action, target_type, target_id,
+changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
+->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
+k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), ended AS (UPDATE
+webhook_deliveries d SET status = 'failed', error = 'webhook deleted'       FROM deleted w WHERE
+d.tenant_id = $1 AND d.webhook_id = w.id        AND d.status = 'pending' AND (d.lease_until IS NULL
+OR d.lease_until < now())       RETURNING d.id) SELECT (SELECT count(*) FROM ended d) AS ended FROM
+deleted w;
 
 -- webhooks_get (handlers/webhooks/subscriptions.cc)
 SELECT ca_webhook_json(id, url, events, description, is_active, disabled_at, disabled_reason,
@@ -1493,35 +1519,35 @@ UPDATE webhook_deliveries SET url = $3 WHERE tenant_id = $1 AND webhook_id = $2 
 webhooks w WHERE w.tenant_id = $1 AND w.id = $2               AND w.deleted_at IS NULL);
 
 -- webhooks_rotate_secret (handlers/webhooks/subscriptions.cc)
-WITH r AS (UPDATE webhooks SET previous_secret = secret,   previous_secret_until = now() +
+WITH rotated AS (UPDATE webhooks SET previous_secret = secret,   previous_secret_until = now() +
 make_interval(hours => $4), secret = $3,   updated_at = now()   WHERE tenant_id = $1 AND id = $2 AND
-deleted_at IS NULL RETURNING id), au AS (INSERT INTO audit_log (tenant_id, action, actor_type,
-actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
-a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->> 'request_id' FROM
-(SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM r) AS x (action,
-target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
-WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->> 'api_key_id')::bigint = 0 UNION
-ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($5::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name)
-SELECT id FROM r;
+deleted_at IS NULL RETURNING id), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
+actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
+x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->>
+'request_id' FROM (SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM rotated
+r) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id,
+u.name FROM users u WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->>
+'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
+= $1 AND k.id = ($5::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
+actor_type, actor_id, actor_name) SELECT id FROM rotated r;
 
 -- webhooks_send_test (handlers/webhooks/subscriptions.cc)
-WITH au AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+WITH audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
 actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
 a.name, x.target_type, x.target_id,   x.changed::text[], $4::jsonb ->> 'request_id' FROM (SELECT
 'webhook.tested', 'webhook', $2::bigint, NULL) AS x (action, target_type, target_id, changed) LEFT
 JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($4::jsonb ->>
 'user_id')::bigint   AND ($4::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
 k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($4::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), e AS (INSERT INTO events
-(tenant_id, type, payload, actor)   SELECT $1, 'webhook.test', $3::jsonb, (SELECT
-jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM au a WHERE
-a.actor_type = 'api_key' LIMIT 1)   RETURNING tenant_id, id, type) INSERT INTO webhook_deliveries
-(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e
-JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id = e.tenant_id RETURNING
-ca_delivery_json(tenant_id, id, webhook_id, event_id, event, url, status, attempts, CASE WHEN status
-= 'pending' THEN next_attempt_at END, last_attempt_at, response_status, error, created_at,
-delivered_at, redelivery_of) AS json;
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
+events (tenant_id, type, payload, actor)   SELECT $1, 'webhook.test', $3::jsonb, (SELECT
+jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
+audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1)   RETURNING tenant_id, id, type) INSERT INTO
+webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
+e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id =
+e.tenant_id RETURNING ca_delivery_json(tenant_id, id, webhook_id, event_id, event, url, status,
+attempts, CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at, response_status,
+error, created_at, delivered_at, redelivery_of) AS json;
 
 -- webhooks_stamp_disabled (handlers/webhooks/subscriptions.cc)
 UPDATE webhooks SET disabled_at = now(), disabled_reason = $3 WHERE tenant_id = $1 AND id = $2 AND
@@ -1532,45 +1558,47 @@ SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refus
 WHERE tenant_id = $1 AND deleted_at IS NULL;
 
 -- webhooks_update (handlers/webhooks/subscriptions.cc)
-WITH o AS (SELECT id AS hook_id, url AS url_before, events AS events_before,   description AS
+WITH previous AS (SELECT id AS hook_id, url AS url_before, events AS events_before,   description AS
 description_before, is_active AS is_active_before FROM webhooks   WHERE tenant_id = $1 AND id = $2
-AND deleted_at IS NULL FOR UPDATE), h AS (UPDATE webhooks SET url = COALESCE($3::text, url), events
-= COALESCE($4::jsonb, events),   description = CASE WHEN $5::boolean THEN $6::text ELSE description
-END,   is_active = COALESCE($7::boolean, is_active),   disabled_at = CASE WHEN $7::boolean THEN NULL
-ELSE disabled_at END,   disabled_reason = CASE WHEN $7::boolean THEN NULL ELSE disabled_reason
-END,   failing_since = CASE WHEN ($7::boolean AND NOT is_active) OR $3::text <> url THEN
-NULL     ELSE failing_since END,   updated_at = now() FROM o WHERE tenant_id = $1 AND id = o.hook_id
-RETURNING id, url, events, description, is_active, o.*), au AS (INSERT INTO audit_log (tenant_id,
-action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->>
-'request_id' FROM (SELECT 'webhook.updated', 'webhook', h.id, ca_changed(  jsonb_build_object('url',
-h.url_before, 'events', h.events_before,     'description', h.description_before, 'is_active',
+AND deleted_at IS NULL FOR UPDATE), updated AS (UPDATE webhooks SET url = COALESCE($3::text, url),
+events = COALESCE($4::jsonb, events),   description = CASE WHEN $5::boolean THEN $6::text ELSE
+description END,   is_active = COALESCE($7::boolean, is_active),   disabled_at = CASE WHEN
+$7::boolean THEN NULL ELSE disabled_at END,   disabled_reason = CASE WHEN $7::boolean THEN NULL ELSE
+disabled_reason END,   failing_since = CASE WHEN ($7::boolean AND NOT is_active) OR $3::text <> url
+THEN NULL     ELSE failing_since END,   updated_at = now() FROM previous o WHERE tenant_id = $1 AND
+id = o.hook_id RETURNING id, url, events, description, is_active, o.*), audit_entries AS (INSERT
+INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id,
+changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
+x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT 'webhook.updated',
+'webhook', h.id, ca_changed(  jsonb_build_object('url', h.url_before, 'events',
+h.events_before,     'description', h.description_before, 'is_active',
 h.is_active_before),   jsonb_build_object('url', h.url, 'events', h.events,     'description',
-h.description, 'is_active', h.is_active),   '{url,events,description,is_active}') FROM h) AS x
-(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
+h.description, 'is_active', h.is_active),   '{url,events,description,is_active}') FROM updated h) AS
+x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
 FROM users u WHERE u.id = ($8::jsonb ->> 'user_id')::bigint   AND ($8::jsonb ->>
 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
 = $1 AND k.id = ($8::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT id FROM h;
+actor_type, actor_id, actor_name) SELECT id FROM updated h;
 
 -- worker_announcements_publish_due (handlers/worker/announcements_tasks.cc)
 WITH due AS MATERIALIZED (SELECT id FROM announcements              WHERE tenant_id = $2 AND status
 = 'scheduled' AND scheduled_at <= now()              ORDER BY scheduled_at LIMIT $1 FOR UPDATE SKIP
-LOCKED), a AS (UPDATE announcements x SET status = 'published', published_at =
+LOCKED), published AS (UPDATE announcements x SET status = 'published', published_at =
 now(),         updated_at = now()       FROM due WHERE x.tenant_id = $2 AND x.id = due.id RETURNING
-x.*), v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT $2::bigint, 1
-WHERE EXISTS (SELECT 1 FROM a)   ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), r
-AS (SELECT a.tenant_id, a.scheduled_at, a.id, ca_announcement_json(true, a.id, a.tenant_id, a.title,
-a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, a.is_public, a.scheduled_at,
-a.expires_at, a.topic, a.push_title, a.push_body, a.push_data, a.target_type, a.target_value,
-a.push_status, a.push_error, a.sent_at, a.attachment_type, a.attachment_url, a.attachment_metadata,
-a.created_by, u.name, u.email, a.created_at, a.updated_at) AS json      FROM a JOIN users u ON u.id
-= a.created_by), e AS (INSERT INTO events (tenant_id, type, payload) SELECT r.tenant_id,
-'announcement.published', r.json::jsonb FROM r ORDER BY r.scheduled_at, r.id RETURNING tenant_id,
-id, type), d AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT
-e.tenant_id, w.id, e.id, e.type, w.url FROM e JOIN webhooks w ON w.tenant_id = $2 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT count(*) AS published FROM a;
+x.*), list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT
+$2::bigint, 1 WHERE EXISTS (SELECT 1 FROM published a)   ON CONFLICT (tenant_id) DO UPDATE SET
+version = v.version + 1), rendered AS (SELECT a.tenant_id, a.scheduled_at, a.id,
+ca_announcement_json(true, a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority,
+a.status, a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title,
+a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error, a.sent_at,
+a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name, u.email,
+a.created_at, a.updated_at) AS json      FROM published a JOIN users u ON u.id = a.created_by),
+new_events AS (INSERT INTO events (tenant_id, type, payload) SELECT r.tenant_id,
+'announcement.published', r.json::jsonb FROM rendered r ORDER BY r.scheduled_at, r.id RETURNING
+tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id,
+event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks
+w ON w.tenant_id = $2 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
+jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT count(*) AS published FROM published a;
 
 -- worker_announcements_publish_due_tenants (handlers/worker/announcements_tasks.cc)
 SELECT tenant_id FROM announcements WHERE status = 'scheduled' AND scheduled_at <= now() GROUP BY
@@ -1583,13 +1611,13 @@ push_lease_until = NULL, updated_at = now() WHERE push_status = 'sending' AND pu
 now()   AND NOT (status = 'published' AND is_push_enabled);
 
 -- worker_announcements_push_claim (handlers/worker/announcements_tasks.cc)
-WITH c AS MATERIALIZED (SELECT id FROM announcements       WHERE tenant_id = $2 AND status =
+WITH claimed AS MATERIALIZED (SELECT id FROM announcements       WHERE tenant_id = $2 AND status =
 'published' AND is_push_enabled         AND (push_status = 'pending' OR (push_status = 'sending' AND
 push_lease_until < now()))         AND (scheduled_at IS NULL OR scheduled_at <= now())         AND
 (expires_at IS NULL OR expires_at > now())       ORDER BY push_lease_until NULLS FIRST,
 published_at, id       LIMIT 1 FOR UPDATE SKIP LOCKED) UPDATE announcements x SET push_status =
-'sending', push_claim = $3::uuid,   push_lease_until = now() + make_interval(secs => $1) FROM c
-WHERE x.tenant_id = $2 AND x.id = c.id RETURNING x.tenant_id, x.id, x.push_claim::text AS
+'sending', push_claim = $3::uuid,   push_lease_until = now() + make_interval(secs => $1) FROM
+claimed c WHERE x.tenant_id = $2 AND x.id = c.id RETURNING x.tenant_id, x.id, x.push_claim::text AS
 claim,   COALESCE(x.push_title, x.title) AS title, COALESCE(x.push_body, x.summary) AS
 body,   x.push_data::text AS data, x.topic, x.target_type,   CASE WHEN x.target_type = 'users'
 THEN     (SELECT string_agg(t.id::text, ',' ORDER BY t.n)      FROM
@@ -1785,7 +1813,7 @@ UPDATE webhook_deliveries SET status = 'failed', attempts = attempts - 1, error 
 = NULL WHERE tenant_id = $1 AND id = $2 AND lease_until = $3::timestamptz;
 
 -- webhooks_disable (handlers/worker/webhook_tasks.cc)
-WITH d AS (  UPDATE webhooks w SET is_active = false, disabled_at = now(), disabled_reason =
+WITH disabled AS (  UPDATE webhooks w SET is_active = false, disabled_at = now(), disabled_reason =
 $5,     updated_at = now()   WHERE w.tenant_id = $1 AND w.id = $2 AND w.is_active AND w.deleted_at
 IS NULL     AND w.failing_since <= now() - make_interval(hours => $3)     AND (SELECT count(*) FROM
 (           SELECT d.status FROM webhook_deliveries d            WHERE d.tenant_id = $1 AND
@@ -1793,9 +1821,10 @@ d.webhook_id = $2 AND d.status <> 'pending'            ORDER BY d.id DESC LIMIT 
 last          WHERE last.status = 'failed') = $4   RETURNING w.id, w.description), told AS (INSERT
 INTO mails (tenant_id, kind, recipient, data)   SELECT $1, 'webhook_disabled', a.email,
 jsonb_build_object(    'tenant_name', t.name, 'webhook_id', d.id, 'description',
-d.description,     'reason', $5::text)   FROM d, tenants t, (    SELECT u.email FROM memberships m
-JOIN users u ON u.id = m.user_id     WHERE m.tenant_id = $1 AND m.role = 'ADMIN' AND
-u.is_active     ORDER BY m.user_id LIMIT 50) a   WHERE $6::boolean AND t.id = $1) SELECT id FROM d;
+d.description,     'reason', $5::text)   FROM disabled d, tenants t, (    SELECT u.email FROM
+memberships m JOIN users u ON u.id = m.user_id     WHERE m.tenant_id = $1 AND m.role = 'ADMIN' AND
+u.is_active     ORDER BY m.user_id LIMIT 50) a   WHERE $6::boolean AND t.id = $1) SELECT id FROM
+disabled d;
 
 -- webhooks_disable_candidates (handlers/worker/webhook_tasks.cc)
 SELECT tenant_id, id FROM webhooks WHERE is_active AND failing_since <= now() - make_interval(hours

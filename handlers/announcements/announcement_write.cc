@@ -1,6 +1,6 @@
 // Create, update and archive. A change that makes an announcement published
 // writes `announcement.published` to the outbox in the same transaction.
-// Each write statement also moves the tenant's active list version (`v`,
+// Each write statement also moves the tenant's active list version (`list_version`,
 // announcement_list_versions: sql/019, sql/032), so that the handlers'
 // kept copies of the list are not used again. It moves with every write of
 // a row, whether or not what the list shows changed: a kept list read once
@@ -25,23 +25,23 @@ namespace {
 // when it is published, its event: one statement (events.h).
 const Statement kCreate{
     "announcements_create",
-    "WITH a AS (INSERT INTO announcements (tenant_id, title, summary, content, type, priority, "
+    "WITH created AS (INSERT INTO announcements (tenant_id, title, summary, content, type, priority, "
     "  status, is_push_enabled, is_public, scheduled_at, expires_at, topic, push_title, "
     "  push_body, push_data, target_type, target_value, push_status, attachment_type, "
     "  attachment_url, attachment_metadata, created_by, published_at) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13, "
     "  $14, $15::jsonb, $16, $17, $18, $19, $20, $21::jsonb, $22, "
     "  CASE WHEN $7 = 'published' THEN now() END) RETURNING *), "
-    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
-    "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
-    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.id, a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), "
+    "list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $1, 1 FROM created a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
+    "rendered AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.id, a.tenant_id, a.status "
+    "  FROM created a JOIN users u ON u.id = a.created_by), "
     CA_AUDIT_CTE("$1", "$23",
-        "SELECT 'announcement.created', 'announcement', r.id, NULL FROM r") ", "
+        "SELECT 'announcement.created', 'announcement', r.id, NULL FROM rendered r") ", "
     CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
+        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r "
         "WHERE r.status = 'published'") " "
-    "SELECT r.json FROM r"};
+    "SELECT r.json FROM rendered r"};
 
 // The fields of an announcement an update may change (the audit entry's
 // `changed` names those whose value differs).
@@ -59,16 +59,16 @@ const Statement kLoadForUpdate{"announcements_load_for_update",
 
 // $1 tenant, $2 id, $3..$22 the writable columns (announcement_params), $23
 // true when it was not published: a published result writes its event; $24
-// the caller (audit_who()). `o` is the record before, for the audit entry's
+// the caller (audit_who()). `previous` is the record before, for the audit entry's
 // `changed` (locked since the first round trip; the update joins it, so
 // it is read first on Citus too, where a CTE may run as a step of its own).
 // ca_pick (sql/033) rather than CASE around now(), which Citus refuses.
 const Statement kUpdate{
     "announcements_update",
-    "WITH o AS (SELECT a.id AS id_before, " CA_ANNOUNCEMENT_JSON " FROM announcements a "
+    "WITH previous AS (SELECT a.id AS id_before, " CA_ANNOUNCEMENT_JSON " FROM announcements a "
     "  JOIN users u ON u.id = a.created_by WHERE a.tenant_id = $1 AND a.id = $2 "
     "  FOR UPDATE OF a), "
-    "a AS (UPDATE announcements SET title = $3, summary = $4, content = $5, type = $6, "
+    "updated AS (UPDATE announcements SET title = $3, summary = $4, content = $5, type = $6, "
     "  priority = $7, status = $8, is_push_enabled = $9, is_public = $10, "
     "  scheduled_at = $11::timestamptz, expires_at = $12::timestamptz, topic = $13, "
     "  push_title = $14, push_body = $15, push_data = $16::jsonb, target_type = $17, "
@@ -77,41 +77,41 @@ const Statement kUpdate{
     "  published_at = ca_pick($8 = 'published' AND status <> 'published', now(), "
     "                         published_at), "
     "  updated_at = now() "
-    "FROM o WHERE tenant_id = $1 AND id = o.id_before RETURNING announcements.*), "
-    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
-    "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
-    "r AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.id, a.tenant_id, a.status "
-    "  FROM a JOIN users u ON u.id = a.created_by), "
+    "FROM previous o WHERE tenant_id = $1 AND id = o.id_before RETURNING announcements.*), "
+    "list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $1, 1 FROM updated a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
+    "rendered AS (SELECT " CA_ANNOUNCEMENT_JSON ", a.id, a.tenant_id, a.status "
+    "  FROM updated a JOIN users u ON u.id = a.created_by), "
     CA_AUDIT_CTE("$1", "$24",
         "SELECT 'announcement.updated', 'announcement', r.id, "
-        "  ca_changed(o.json::jsonb, r.json::jsonb, " CA_ANNOUNCEMENT_WRITABLE ") FROM r, o") ", "
+        "  ca_changed(o.json::jsonb, r.json::jsonb, " CA_ANNOUNCEMENT_WRITABLE ") FROM rendered r, previous o") ", "
     CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
+        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r "
         "WHERE $23::boolean AND r.status = 'published'") " "
-    "SELECT r.json FROM r"};
+    "SELECT r.json FROM rendered r"};
 
 // Every status may move to archived; archiving again changes nothing. A push
-// that has not gone out yet never will. $3 the caller (audit_who()). `o`,
+// that has not gone out yet never will. $3 the caller (audit_who()). `previous`,
 // the row before, locked first (the update joins it): the audit entry's
 // `changed` ([] when it was archived already).
 const Statement kArchive{
     "announcements_archive",
-    "WITH o AS (SELECT id AS archived_id, status AS status_before, "
+    "WITH previous AS (SELECT id AS archived_id, status AS status_before, "
     "  push_status AS push_status_before FROM announcements "
     "  WHERE tenant_id = $1 AND id = $2 FOR UPDATE), "
-    "a AS (UPDATE announcements SET status = 'archived', "
+    "archived AS (UPDATE announcements SET status = 'archived', "
     "  push_status = CASE WHEN push_status = 'pending' THEN 'skipped' ELSE push_status END, "
     "  updated_at = ca_pick(status = 'archived', updated_at, now()) "
-    "FROM o WHERE tenant_id = $1 AND id = o.archived_id "
+    "FROM previous o WHERE tenant_id = $1 AND id = o.archived_id "
     "RETURNING id, status, push_status, o.status_before, o.push_status_before), "
     CA_AUDIT_CTE("$1", "$3",
         "SELECT 'announcement.archived', 'announcement', a.id, ca_changed("
         "  jsonb_build_object('status', a.status_before, 'push_status', a.push_status_before), "
         "  jsonb_build_object('status', a.status, 'push_status', a.push_status), "
-        "  '{status,push_status}') FROM a") ", "
-    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
-    "  SELECT $1, 1 FROM a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1) "
-    "SELECT id FROM a"};
+        "  '{status,push_status}') FROM archived a") ", "
+    "list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $1, 1 FROM archived a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1) "
+    "SELECT id FROM archived a"};
 
 // Every user id of a `users` target must be a member of the tenant: a push
 // must not reach people outside it.

@@ -23,31 +23,34 @@ namespace {
 // could take a repeat for a new record: the version moves once more, which
 // costs a kept list one more read, never a stale one. $1 tenant, $2
 // announcement, $3 user.
-#define CA_READ_VERSION_MOVED                                                        \
-  "v AS (INSERT INTO announcement_read_versions AS v (tenant_id, user_id, version) " \
-  "  SELECT $1, $3, 1 FROM r WHERE r.moved "                                         \
+#define CA_READ_VERSION_MOVED                                                                   \
+  "read_version AS (INSERT INTO announcement_read_versions AS v (tenant_id, user_id, version) " \
+  "  SELECT $1, $3, 1 FROM read_record r WHERE r.moved "                                        \
   "  ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1) "
 
 // read_at is the first read; marking read again keeps it.
 const Statement kMarkRead{
     "announcements_mark_read",
-    "WITH r AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id) "
+    "WITH read_record AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, "
+    "user_id) "
     "SELECT a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 "
     "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = "
     "EXCLUDED.updated_at "
-    "RETURNING r.created_at = r.updated_at AS moved), " CA_READ_VERSION_MOVED "SELECT 1 FROM r"};
+    "RETURNING r.created_at = r.updated_at AS moved), " CA_READ_VERSION_MOVED
+    "SELECT 1 FROM read_record r"};
 
 // Dismissing also marks read; dismissed_at is the first dismissal.
 const Statement kDismiss{
     "announcements_dismiss",
-    "WITH r AS (INSERT INTO announcement_reads AS r "
+    "WITH read_record AS (INSERT INTO announcement_reads AS r "
     "  (tenant_id, announcement_id, user_id, dismissed, dismissed_at) "
     "SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a "
     "WHERE a.tenant_id = $1 AND a.id = $2 "
     "ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE "
     "SET dismissed = true, dismissed_at = COALESCE(r.dismissed_at, EXCLUDED.dismissed_at), "
     "  updated_at = EXCLUDED.updated_at "
-    "RETURNING r.dismissed_at = r.updated_at AS moved), " CA_READ_VERSION_MOVED "SELECT 1 FROM r"};
+    "RETURNING r.dismissed_at = r.updated_at AS moved), " CA_READ_VERSION_MOVED
+    "SELECT 1 FROM read_record r"};
 
 Result<Response> record(Ctx& ctx, const Statement& stmt, const char* message) {
   // The session check and the write: one round trip (common/write.h).

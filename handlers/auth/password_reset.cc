@@ -71,20 +71,20 @@ const Statement kResetFind{
 // token waits for this row's lock, then finds it used.
 const Statement kResetClaim{
     "password_reset_claim",
-    "WITH c AS (UPDATE password_resets SET used_at = now() "
+    "WITH claimed AS (UPDATE password_resets SET used_at = now() "
     "           WHERE token_hash = $1::bytea AND used_at IS NULL AND expires_at > now() "
     "           RETURNING email) "
-    "SELECT email FROM c UNION ALL "
-    "SELECT ca_refuse('CA400', $2) WHERE NOT EXISTS (SELECT 1 FROM c)"};
+    "SELECT email FROM claimed c UNION ALL "
+    "SELECT ca_refuse('CA400', $2) WHERE NOT EXISTS (SELECT 1 FROM claimed c)"};
 // $1 email, $2 password hash, $3 'now', $4 the answer. The mail proved
 // the address: email_verified_at is set when it was not.
 const Statement kResetPassword{
     "password_reset_password",
-    "WITH u AS (UPDATE users SET password_hash = $2, updated_at = now(), "
+    "WITH changed AS (UPDATE users SET password_hash = $2, updated_at = now(), "
     "             email_verified_at = COALESCE(email_verified_at, $3::timestamptz) "
     "           WHERE lower(email) = lower($1) AND is_active RETURNING id) "
-    "SELECT id::text FROM u UNION ALL "
-    "SELECT ca_refuse('CA400', $4) WHERE NOT EXISTS (SELECT 1 FROM u)"};
+    "SELECT id::text FROM changed u UNION ALL "
+    "SELECT ca_refuse('CA400', $4) WHERE NOT EXISTS (SELECT 1 FROM changed u)"};
 // $1 email. Every live session of the account, at once: tokens get 401
 // from the next request on.
 const Statement kResetRevokeSessions{
@@ -107,7 +107,7 @@ const Statement kResetAudit{
         "SELECT 'user', u.id, u.name FROM users u WHERE lower(u.email) = lower($1)",
         "SELECT 'user.password_reset', 'user', u.id, NULL FROM users u "
         "WHERE lower(u.email) = lower($1)") " "
-    "SELECT count(*) AS written FROM au"};
+    "SELECT count(*) AS written FROM audit_entries"};
 
 Error not_available() {
   return Error::not_found("Password reset is not available: this service sends no mail");

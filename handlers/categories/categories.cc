@@ -34,41 +34,41 @@ const Statement kList{
 // statement (events.h). $4 the caller (audit_who()).
 const Statement kCreate{
     "categories_create",
-    "WITH c AS (INSERT INTO categories (tenant_id, name, description) "
+    "WITH created AS (INSERT INTO categories (tenant_id, name, description) "
     "  VALUES ($1, $2, $3) RETURNING *), "
-    CA_AUDIT_CTE("$1", "$4", "SELECT 'category.created', 'category', c.id, NULL FROM c") ", "
+    CA_AUDIT_CTE("$1", "$4", "SELECT 'category.created', 'category', c.id, NULL FROM created c") ", "
     CA_AUDITED_EVENTS_CTE("$1",
         "SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id, c.name, "
-        "  c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM c") " "
-    "SELECT " CA_CATEGORY_JSON " FROM c"};
+        "  c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM created c") " "
+    "SELECT " CA_CATEGORY_JSON " FROM created c"};
 
 // Atomic: concurrent toggles each flip the stored value once. $3 the caller
 // (audit_who()).
 const Statement kToggle{
     "categories_toggle",
-    "WITH c AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at = now() "
+    "WITH toggled AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at = now() "
     "  WHERE c.tenant_id = $1 AND c.id = $2 RETURNING *), "
     CA_AUDIT_CTE("$1", "$3",
-        "SELECT 'category.toggled', 'category', c.id, '{is_published}'::text[] FROM c") " "
-    "SELECT " CA_CATEGORY_JSON ", c.is_published FROM c"};
+        "SELECT 'category.toggled', 'category', c.id, '{is_published}'::text[] FROM toggled c") " "
+    "SELECT " CA_CATEGORY_JSON ", c.is_published FROM toggled c"};
 
 // $3 name or NULL (keep); $4 true when description was sent, $5 its value;
-// $6 the caller (audit_who()). `o`, the row before, locked first (the
+// $6 the caller (audit_who()). `previous`, the row before, locked first (the
 // update joins it): the audit entry's `changed` compares the two.
 const Statement kUpdate{
     "categories_update",
-    "WITH o AS (SELECT id, name, description FROM categories "
+    "WITH previous AS (SELECT id, name, description FROM categories "
     "  WHERE tenant_id = $1 AND id = $2 FOR UPDATE), "
-    "c AS (UPDATE categories c SET name = COALESCE($3, c.name), "
+    "updated AS (UPDATE categories c SET name = COALESCE($3, c.name), "
     "  description = CASE WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now() "
-    "  FROM o WHERE c.tenant_id = $1 AND c.id = o.id "
+    "  FROM previous o WHERE c.tenant_id = $1 AND c.id = o.id "
     "  RETURNING c.*, o.name AS name_before, o.description AS description_before), "
     CA_AUDIT_CTE("$1", "$6",
         "SELECT 'category.updated', 'category', c.id, ca_changed("
         "  jsonb_build_object('name', c.name_before, 'description', c.description_before), "
         "  jsonb_build_object('name', c.name, 'description', c.description), "
-        "  '{name,description}') FROM c") " "
-    "SELECT " CA_CATEGORY_JSON " FROM c"};
+        "  '{name,description}') FROM updated c") " "
+    "SELECT " CA_CATEGORY_JSON " FROM updated c"};
 
 // Deleting a category detaches its products (docs/design/api-conventions.md), and a detached
 // product has changed: its category_id becomes null, its updated_at moves

@@ -36,7 +36,7 @@ constexpr double kMaxMoney = 9999999999.99;
 constexpr int64_t kMaxInt32 = 2147483647;
 
 // For a request whose fields already failed: the address and products
-// checks, reported with them; the predicates of kCreate's `a` and `p`, kept
+// checks, reported with them; the predicates of kCreate's `address` and `live_products`, kept
 // in step with them (read-only: decision 0122 says why kCreate does not
 // answer here). $1 user, $2 address.
 const Statement kAddress{"orders_create_address",
@@ -52,11 +52,11 @@ const Statement kProducts{
 // array per item column, all in item order: $6 product ids, $7 sizes, $8 qtys,
 // $9 amounts, $10 notes. Items get their ids in the order they were sent.
 //
-// The checks: `a`, the address when it is the caller's and not deleted (with the caller's
-// name and email for the response), and `p`, the live products of the tenant
+// The checks: `address`, the address when it is the caller's and not deleted (with the caller's
+// name and email for the response), and `live_products`, the live products of the tenant
 // among the ids, locked FOR SHARE so that they cannot be soft-deleted until
 // the order is committed. The order is written only when the address exists
-// and every id is a live product (`ok`); otherwise nothing is. `k` counts
+// and every id is a live product (`all_live`); otherwise nothing is. `counted` counts
 // it in its status's counter row of this connection's slot (order_counts,
 // sql/017 and sql/032: the orders list's total).
 //
@@ -64,46 +64,46 @@ const Statement kProducts{
 // failed), address_found, live_product_ids (an array).
 const Statement kCreate{
     "orders_create",
-    "WITH a AS ("
+    "WITH address AS ("
     "  SELECT a.street, a.city, u.name, u.email "
     "  FROM addresses a JOIN users u ON u.id = a.user_id "
     "  WHERE a.user_id = $2 AND a.id = $3 AND a.deleted_at IS NULL), "
-    "p AS MATERIALIZED ("
+    "live_products AS MATERIALIZED ("
     "  SELECT id FROM products "
     "  WHERE tenant_id = $1 AND id = ANY ($6::bigint[]) AND deleted_at IS NULL "
     "  ORDER BY id FOR SHARE), "
-    "ok AS ("
-    "  SELECT 1 FROM a WHERE NOT EXISTS ("
-    "    SELECT 1 FROM unnest($6::bigint[]) x (id) WHERE x.id NOT IN (SELECT id FROM p))), "
-    "o AS ("
+    "all_live AS ("
+    "  SELECT 1 FROM address a WHERE NOT EXISTS ("
+    "    SELECT 1 FROM unnest($6::bigint[]) x (id) WHERE x.id NOT IN (SELECT id FROM live_products p))), "
+    "created AS ("
     "  INSERT INTO orders (tenant_id, user_id, address_id, payment_type, total_amount) "
-    "  SELECT $1, $2, $3, $4, $5::numeric FROM ok RETURNING *), "
-    "i AS ("
+    "  SELECT $1, $2, $3, $4, $5::numeric FROM all_live ok RETURNING *), "
+    "items AS ("
     "  INSERT INTO order_items (tenant_id, order_id, product_id, size, qty, amount, notes) "
     "  SELECT o.tenant_id, o.id, x.product_id, x.size, x.qty, x.amount, x.notes "
-    "  FROM o CROSS JOIN unnest($6::bigint[], $7::text[], $8::integer[], $9::numeric[], "
+    "  FROM created o CROSS JOIN unnest($6::bigint[], $7::text[], $8::integer[], $9::numeric[], "
     "                           $10::text[]) WITH ORDINALITY "
     "       AS x (product_id, size, qty, amount, notes, n) "
     "  ORDER BY x.n "
     "  RETURNING id, order_id, product_id, size, qty, amount, notes), "
-    "k AS ("
+    "counted AS ("
     "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
-    "  SELECT $1, o.status, " CA_COUNTER_SLOT ", 1 FROM o "
+    "  SELECT $1, o.status, " CA_COUNTER_SLOT ", 1 FROM created o "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + 1), "
-    CA_AUDIT_CTE("$1", "$11", "SELECT 'order.created', 'order', o.id, NULL FROM o") ", "
+    CA_AUDIT_CTE("$1", "$11", "SELECT 'order.created', 'order', o.id, NULL FROM created o") ", "
     CA_AUDITED_EVENTS_CTE("$1",
         "SELECT o.tenant_id, 'order.created', "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "
         "                      cardinality($6::bigint[]), NULL)::jsonb "
-        "FROM o") " "
+        "FROM created o") " "
     "SELECT CASE WHEN o.id IS NOT NULL THEN " CA_ORDER_JSON(
         "(SELECT '[' || string_agg(ca_order_item_json(i.id, i.order_id, i.product_id, i.size, "
         "                          i.qty, i.amount, i.notes, NULL), ',' ORDER BY i.id) || ']' "
-        " FROM i)",
+        " FROM items i)",
         "NULL", "ca_order_user_json(o.user_id, a.name, a.email)",
         "ca_order_address_json(false, o.address_id, a.street, a.city, NULL, NULL)") " END AS json, "
-    "  a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM p) AS live_product_ids "
-    "FROM (SELECT 1) one LEFT JOIN a ON true LEFT JOIN o ON true"};
+    "  a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM live_products p) AS live_product_ids "
+    "FROM (SELECT 1) one LEFT JOIN address a ON true LEFT JOIN created o ON true"};
 
 struct ItemInput {
   size_t index = 0;                   // position in order_items, for error keys

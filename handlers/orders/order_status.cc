@@ -29,35 +29,35 @@ const Statement kLock{"orders_status_lock",
 
 // $1 tenant, $2 order, $3 the new status, $4 the previous one. The change and
 // its events: order.status_changed, then order.completed or order.cancelled
-// when the new status is final (sql/026's payload). `k` moves the order from
+// when the new status is final (sql/026's payload). `counted` moves the order from
 // the old status's counter to the new one's in this connection's slot
 // (order_counts, sql/017 and sql/032), rows taken in status order as every
 // writer of them does, so that two changes sharing a slot queue instead of
 // deadlocking.
 const Statement kSetStatus{
     "orders_status_set",
-    "WITH o AS ("
+    "WITH changed AS ("
     "  UPDATE orders SET status = $3, updated_at = now() "
     "  WHERE tenant_id = $1 AND id = $2 "
     "  RETURNING tenant_id, id, user_id, status, total_amount), "
-    "c AS (SELECT count(*) AS items FROM order_items WHERE tenant_id = $1 AND order_id = $2), "
-    "k AS ("
+    "item_count AS (SELECT count(*) AS items FROM order_items WHERE tenant_id = $1 AND order_id = $2), "
+    "counted AS ("
     "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
     "  SELECT $1, s.status, " CA_COUNTER_SLOT ", s.n "
-    "  FROM o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n) "
+    "  FROM changed o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n) "
     "  WHERE $3::text <> $4::text ORDER BY s.status "
     "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + EXCLUDED.n), "
     CA_AUDIT_CTE("$1", "$5",
-        "SELECT 'order.status_changed', 'order', o.id, '{status}'::text[] FROM o") ", "
+        "SELECT 'order.status_changed', 'order', o.id, '{status}'::text[] FROM changed o") ", "
     CA_AUDITED_EVENTS_CTE("$1",
         "SELECT o.tenant_id, t.type, "
         "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items, t.previous)"
         "  ::jsonb "
-        "FROM o CROSS JOIN c CROSS JOIN (VALUES (1, 'order.status_changed', $4::text), "
+        "FROM changed o CROSS JOIN item_count c CROSS JOIN (VALUES (1, 'order.status_changed', $4::text), "
         "                                       (2, 'order.' || $3::text, NULL)) "
         "                               AS t (n, type, previous) "
         "WHERE t.n = 1 OR $3::text IN ('completed', 'cancelled') ORDER BY t.n") " "
-    "SELECT count(*) AS changed FROM o"};
+    "SELECT count(*) AS changed FROM changed o"};
 
 bool transition_allowed(std::string_view from, std::string_view to) {
   if (from == "pending") return to == "processing" || to == "cancelled";

@@ -24,60 +24,60 @@ const Statement kCategoryExists{
     "SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found"};
 
 // Each write below is one statement (common/write.h): the category check,
-// the write, the tenant's live count (`n`, product_counts: sql/006, sql/032)
+// the write, the tenant's live count (`counted`, product_counts: sql/006, sql/032)
 // and its event (events.h). An update never changes deleted_at. `category_ok` false: nothing
 // written; `json` NULL with category_ok: no such product.
 
 const Statement kCreate{
     "products_create",
-    "WITH c AS (SELECT $6::bigint IS NULL OR EXISTS ("
+    "WITH category AS (SELECT $6::bigint IS NULL OR EXISTS ("
     "  SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $6::bigint) AS ok), "
-    "p AS (INSERT INTO products (tenant_id, name, description, price, stock, category_id, "
+    "created AS (INSERT INTO products (tenant_id, name, description, price, stock, category_id, "
     "  published) SELECT $1, $2::text, $3::text, $4::numeric, COALESCE($5::integer, 0), "
-    "  $6::bigint, COALESCE($7::boolean, true) FROM c WHERE c.ok "
+    "  $6::bigint, COALESCE($7::boolean, true) FROM category c WHERE c.ok "
     "  RETURNING id, tenant_id, api_json), "
-    "n AS (INSERT INTO product_counts AS k (tenant_id, live) SELECT $1, 1 FROM p "
+    "counted AS (INSERT INTO product_counts AS k (tenant_id, live) SELECT $1, 1 FROM created p "
     "  ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1), "
-    CA_AUDIT_CTE("$1", "$8", "SELECT 'product.created', 'product', p.id, NULL FROM p") ", "
+    CA_AUDIT_CTE("$1", "$8", "SELECT 'product.created', 'product', p.id, NULL FROM created p") ", "
     CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM p") " "
-    "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
+        "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM created p") " "
+    "SELECT p.api_json AS json, c.ok AS category_ok FROM category c LEFT JOIN created p ON true"};
 
 // Only sent fields change: $n NULL keeps the column for required fields; for
-// nullable ones a "sent" flag tells "clear" from "keep". `o` is the row
+// nullable ones a "sent" flag tells "clear" from "keep". `previous` is the row
 // before, locked first (the update joins it, so it cannot run before it):
 // the audit entry's `changed` compares the two.
 const Statement kUpdate{
     "products_update",
-    "WITH c AS (SELECT $9::bigint IS NULL OR EXISTS ("
+    "WITH category AS (SELECT $9::bigint IS NULL OR EXISTS ("
     "  SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $9::bigint) AS ok), "
-    "o AS (SELECT id, api_json FROM products "
+    "previous AS (SELECT id, api_json FROM products "
     "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), "
-    "p AS (UPDATE products p SET name = COALESCE($3, p.name), "
+    "updated AS (UPDATE products p SET name = COALESCE($3, p.name), "
     "  description = CASE WHEN $4::boolean THEN $5 ELSE p.description END, "
     "  price = COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock), "
     "  category_id = CASE WHEN $8::boolean THEN $9::bigint ELSE p.category_id END, "
     "  published = COALESCE($10::boolean, p.published), updated_at = now() "
-    "  FROM c, o WHERE c.ok AND p.tenant_id = $1 AND p.id = o.id AND p.deleted_at IS NULL "
+    "  FROM category c, previous o WHERE c.ok AND p.tenant_id = $1 AND p.id = o.id AND p.deleted_at IS NULL "
     "  RETURNING p.id, p.tenant_id, p.api_json, o.api_json AS before), "
     CA_AUDIT_CTE("$1", "$11",
         "SELECT 'product.updated', 'product', p.id, ca_changed(p.before::jsonb, p.api_json::jsonb, "
-        "  '{name,description,price,stock,category_id,published}') FROM p") ", "
+        "  '{name,description,price,stock,category_id,published}') FROM updated p") ", "
     CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT p.tenant_id, 'product.updated', p.api_json::jsonb FROM p") " "
-    "SELECT p.api_json AS json, c.ok AS category_ok FROM c LEFT JOIN p ON true"};
+        "SELECT p.tenant_id, 'product.updated', p.api_json::jsonb FROM updated p") " "
+    "SELECT p.api_json AS json, c.ok AS category_ok FROM category c LEFT JOIN updated p ON true"};
 
 const Statement kDelete{
     "products_delete",
-    "WITH p AS (UPDATE products p SET deleted_at = now(), updated_at = now() "
+    "WITH deleted AS (UPDATE products p SET deleted_at = now(), updated_at = now() "
     "  WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
     "  RETURNING p.id, p.tenant_id, p.api_json), "
-    "n AS (UPDATE product_counts SET live = live - 1 "
-    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM p)), "
-    CA_AUDIT_CTE("$1", "$3", "SELECT 'product.deleted', 'product', p.id, NULL FROM p") ", "
+    "counted AS (UPDATE product_counts SET live = live - 1 "
+    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM deleted p)), "
+    CA_AUDIT_CTE("$1", "$3", "SELECT 'product.deleted', 'product', p.id, NULL FROM deleted p") ", "
     CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM p") " "
-    "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN p ON true"};
+        "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM deleted p") " "
+    "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN deleted p ON true"};
 
 struct ProductInput {
   Field<std::string> name;

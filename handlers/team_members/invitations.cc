@@ -119,18 +119,18 @@ const Statement kList{"invitations_list",
 // (audit_who()): an entry invitation.revoked when this call revoked it.
 const Statement kRevoke{
     "invitations_revoke",
-    "WITH r AS (UPDATE invitations i SET status = 'revoked', revoked_at = now() "
+    "WITH revoked AS (UPDATE invitations i SET status = 'revoked', revoked_at = now() "
     "           WHERE i.tenant_id = $1 AND i.id = $2 AND i.status = 'pending' "
     "           RETURNING " CA_INVITATION_STORED_JSON "), "
     CA_AUDIT_CTE("$1", "$3",
-        "SELECT 'invitation.revoked', 'invitation', r.id, NULL FROM r") " "
-    "SELECT true AS revoked, r.status, r.json FROM r "
+        "SELECT 'invitation.revoked', 'invitation', r.id, NULL FROM revoked r") " "
+    "SELECT true AS revoked, r.status, r.json FROM revoked r "
     "UNION ALL "
     "SELECT false, " CA_INVITATION_SHOWN_STATUS
     ", ca_invitation_json(i.id, i.email, i.role, " CA_INVITATION_SHOWN_STATUS
     ", i.expires_at, i.created_at)"
     " FROM invitations i "
-    "WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM r)"};
+    "WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM revoked r)"};
 
 // $1 tenant, $2 invitation, $3 token hash. For the new-account path, before
 // the password is hashed: whether the token is good and its email has no
@@ -158,10 +158,10 @@ const Statement kAcceptable{
 // the email has one; its name and password stay, and its owner is told by
 // mail (`joined_existing_account`).
 //
-// The single use is a conditional update (`c`): of two accepts of one token
+// The single use is a conditional update (`accepted`): of two accepts of one token
 // at once, the second waits for the first's row lock, then finds the row no
-// longer pending. An existing account must have the invited email (`a`); a
-// new one is created with the tenant as its current one (`n`; none when an
+// longer pending. An existing account must have the invited email (`existing_user`); a
+// new one is created with the tenant as its current one (`new_user`; none when an
 // account with the email exists or is being created). Then the membership,
 // the account's current tenant (the one place, with tenant creation by the
 // user themselves, that sets users.tenant_id), the user.registered event and
@@ -170,37 +170,37 @@ const Statement kAcceptable{
 // of it stays and the invitation stays pending.
 const Statement kAccept{
     "invitations_accept",
-    "WITH c AS (UPDATE invitations i SET status = 'accepted', accepted_at = now() "
+    "WITH accepted AS (UPDATE invitations i SET status = 'accepted', accepted_at = now() "
     "           WHERE i.tenant_id = $1 AND i.id = $2 AND i.token_hash = $3::bytea "
     "             AND i.status = 'pending' AND i.expires_at > now() "
     "           RETURNING i.email, i.role, i.invited_by), "
-    "a AS (SELECT u.id, u.name, u.email FROM users u JOIN c ON lower(u.email) = lower(c.email) "
+    "existing_user AS (SELECT u.id, u.name, u.email FROM users u JOIN accepted c ON lower(u.email) = lower(c.email) "
     "      WHERE u.id = $4::bigint OR ($4::bigint IS NULL AND $9::timestamptz IS NOT NULL)), "
-    "n AS (INSERT INTO users (name, email, password_hash, tenant_id, email_verified_at) "
-    "      SELECT $5, c.email, $6, $1, $9::timestamptz FROM c "
-    "      WHERE $4::bigint IS NULL AND NOT EXISTS (SELECT 1 FROM a) "
+    "new_user AS (INSERT INTO users (name, email, password_hash, tenant_id, email_verified_at) "
+    "      SELECT $5, c.email, $6, $1, $9::timestamptz FROM accepted c "
+    "      WHERE $4::bigint IS NULL AND NOT EXISTS (SELECT 1 FROM existing_user a) "
     "      ON CONFLICT (lower(email)) DO NOTHING RETURNING id, name, email), "
-    "j AS (SELECT id, name, email FROM a UNION ALL SELECT id, name, email FROM n), "
-    "m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT $1, j.id, c.role FROM j, c "
+    "joining AS (SELECT id, name, email FROM existing_user a UNION ALL SELECT id, name, email FROM new_user n), "
+    "membership AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT $1, j.id, c.role FROM joining j, accepted c "
     "      ON CONFLICT DO NOTHING RETURNING user_id), "
-    "cur AS (UPDATE users u SET tenant_id = $1, updated_at = now(), "
-    "          email_verified_at = COALESCE(u.email_verified_at, $9::timestamptz) FROM a, m "
+    "current_tenant AS (UPDATE users u SET tenant_id = $1, updated_at = now(), "
+    "          email_verified_at = COALESCE(u.email_verified_at, $9::timestamptz) FROM existing_user a, membership m "
     "        WHERE u.id = a.id AND m.user_id = a.id), "
     "told AS (INSERT INTO mails (tenant_id, kind, recipient, data) "
     "         SELECT $1, 'joined_existing_account', a.email, "
     "           jsonb_build_object('tenant_name', t.name, 'role', c.role) "
-    "         FROM a, c, m, tenants t WHERE $4::bigint IS NULL AND t.id = $1), "
-    CA_AUDIT_CTE_AS("$1", "$10", "SELECT 'user', j.id, j.name FROM j",
-        "SELECT 'member.joined', 'member', j.id, NULL FROM j, c, m") ", "
+    "         FROM existing_user a, accepted c, membership m, tenants t WHERE $4::bigint IS NULL AND t.id = $1), "
+    CA_AUDIT_CTE_AS("$1", "$10", "SELECT 'user', j.id, j.name FROM joining j",
+        "SELECT 'member.joined', 'member', j.id, NULL FROM joining j, accepted c, membership m") ", "
     CA_EVENTS_CTE("$1",
         "SELECT $1::bigint, 'user.registered', "
         "ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb "
-        "FROM j, c, m") " "
-    "SELECT ca_member_json($1, j.id, c.role, j.name, j.email) AS member FROM j, c, m "
+        "FROM joining j, accepted c, membership m") " "
+    "SELECT ca_member_json($1, j.id, c.role, j.name, j.email) AS member FROM joining j, accepted c, membership m "
     "UNION ALL "
-    "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM j) THEN ca_refuse('CA400', $7) "
+    "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM joining j) THEN ca_refuse('CA400', $7) "
     "            ELSE ca_refuse('CA409', $8) END "
-    "WHERE NOT EXISTS (SELECT 1 FROM m)"};
+    "WHERE NOT EXISTS (SELECT 1 FROM membership m)"};
 
 constexpr size_t kMaxTokenLength = 200;
 

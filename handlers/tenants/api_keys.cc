@@ -37,10 +37,10 @@ const Statement kUnderCap{
 // $7 the caller (audit_who()): the audit entry api_key.created.
 const Statement kCreate{
     "api_keys_create",
-    "WITH k AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head, "
+    "WITH created AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head, "
     "  created_by) VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, " CA_API_KEY_JSON
-    "), " CA_AUDIT_CTE("$1", "$7", "SELECT 'api_key.created', 'api_key', k.id, NULL FROM k") " "
-    "SELECT k.id, k.json FROM k"};
+    "), " CA_AUDIT_CTE("$1", "$7", "SELECT 'api_key.created', 'api_key', k.id, NULL FROM created k") " "
+    "SELECT k.id, k.json FROM created k"};
 
 // A tenant's live keys, oldest first: the page and the total in one statement.
 const Statement kList{"api_keys_list",
@@ -61,10 +61,10 @@ const Statement kList{"api_keys_list",
 // query names no table of the tenant is not routed whole to its shard.
 const Statement kRevoke{
     "api_keys_revoke",
-    "WITH r AS (UPDATE api_keys SET revoked_at = now() "
+    "WITH revoked AS (UPDATE api_keys SET revoked_at = now() "
     "           WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id), "
-    CA_AUDIT_CTE("$1", "$3", "SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM r") " "
-    "SELECT count(*) > 0 AS found, (SELECT count(*) FROM r) AS revoked "
+    CA_AUDIT_CTE("$1", "$3", "SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM revoked r") " "
+    "SELECT count(*) > 0 AS found, (SELECT count(*) FROM revoked r) AS revoked "
     "FROM api_keys WHERE tenant_id = $1 AND id = $2"};
 
 constexpr size_t kMaxName = 255;

@@ -57,10 +57,12 @@ const Statement kTenantsFirst{"tenants_create_tenants_first",
 // deadlock.
 const Statement kCreate{
     "tenants_create",
-    "WITH t AS (INSERT INTO tenants (name, created_by) VALUES ($1, $2) RETURNING *), "
-    "m AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM t), "
-    "u AS (UPDATE users SET tenant_id = (SELECT id FROM t), updated_at = now() WHERE id = $2) "
-    "SELECT " CA_TENANT_JSON " FROM t"};
+    "WITH created AS (INSERT INTO tenants (name, created_by) VALUES ($1, $2) RETURNING *), "
+    "membership AS (INSERT INTO memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM "
+    "created t), "
+    "current_tenant AS (UPDATE users SET tenant_id = (SELECT id FROM created t), updated_at = "
+    "now() WHERE id = $2) "
+    "SELECT " CA_TENANT_JSON " FROM created t"};
 
 const Statement kRead{"tenants_read", "SELECT " CA_TENANT_JSON " FROM tenants t WHERE t.id = $1"};
 
@@ -71,14 +73,14 @@ const Statement kTimezoneExists{
 // $2 name or NULL (keep), $3 keys to set, $4 keys to remove, $5 the caller
 // (audit_who()): the audit entry tenant.updated, whose `changed` names
 // `name` and each settings key as `settings.<key>` whose value differs
-// between the row before (`o`, locked first: the update joins it) and after.
+// between the row before (`previous`, locked first: the update joins it) and after.
 const Statement kUpdate{
     "tenants_update",
-    "WITH o AS (SELECT id AS tenant_before, name AS name_before, settings AS settings_before "
+    "WITH previous AS (SELECT id AS tenant_before, name AS name_before, settings AS settings_before "
     "  FROM tenants WHERE id = $1 FOR UPDATE), "
-    "t AS (UPDATE tenants t SET name = COALESCE($2, t.name), "
+    "updated AS (UPDATE tenants t SET name = COALESCE($2, t.name), "
     "  settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now() "
-    "  FROM o WHERE t.id = o.tenant_before RETURNING t.*, o.name_before, o.settings_before), "
+    "  FROM previous o WHERE t.id = o.tenant_before RETURNING t.*, o.name_before, o.settings_before), "
     CA_AUDIT_CTE("$1", "$5",
         "SELECT 'tenant.updated', 'tenant', t.id, ARRAY("
         "  SELECT 'name' WHERE t.name_before IS DISTINCT FROM t.name "
@@ -86,8 +88,8 @@ const Statement kUpdate{
         "    SELECT jsonb_object_keys(t.settings_before) UNION "
         "    SELECT jsonb_object_keys(t.settings)) AS k (key) "
         "  WHERE t.settings_before -> k.key IS DISTINCT FROM t.settings -> k.key "
-        "  ORDER BY k.key)) FROM t") " "
-    "SELECT " CA_TENANT_JSON " FROM t"};
+        "  ORDER BY k.key)) FROM updated t") " "
+    "SELECT " CA_TENANT_JSON " FROM updated t"};
 
 // A text[] literal of plain keys: each is quoted and escaped.
 std::string text_array(const std::vector<std::string>& items) {

@@ -45,10 +45,10 @@ const Statement kUnderCap{
 // $6 the caller (audit_who()): the audit entry webhook.created.
 const Statement kCreate{
     "webhooks_create",
-    "WITH h AS (INSERT INTO webhooks (tenant_id, url, events, secret, description) "
+    "WITH created AS (INSERT INTO webhooks (tenant_id, url, events, secret, description) "
     "  VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING id, " CA_WEBHOOK_JSON "), "
-    CA_AUDIT_CTE("$1", "$6", "SELECT 'webhook.created', 'webhook', h.id, NULL FROM h") " "
-    "SELECT h.json FROM h"};
+    CA_AUDIT_CTE("$1", "$6", "SELECT 'webhook.created', 'webhook', h.id, NULL FROM created h") " "
+    "SELECT h.json FROM created h"};
 
 // The page and the total in one round trip; deleted subscriptions are gone.
 const Statement kList{"webhooks_list",
@@ -66,15 +66,15 @@ const Statement kList{"webhooks_list",
 // $3 the caller (audit_who()): the audit entry webhook.deleted.
 const Statement kDelete{
     "webhooks_delete",
-    "WITH w AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at = now() "
+    "WITH deleted AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at = now() "
     "           WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL "
     "           RETURNING tenant_id, id), "
-    CA_AUDIT_CTE("$1", "$3", "SELECT 'webhook.deleted', 'webhook', w.id, NULL FROM w") ", "
-    "d AS (UPDATE webhook_deliveries d SET status = 'failed', error = 'webhook deleted' "
-    "      FROM w WHERE d.tenant_id = $1 AND d.webhook_id = w.id "
+    CA_AUDIT_CTE("$1", "$3", "SELECT 'webhook.deleted', 'webhook', w.id, NULL FROM deleted w") ", "
+    "ended AS (UPDATE webhook_deliveries d SET status = 'failed', error = 'webhook deleted' "
+    "      FROM deleted w WHERE d.tenant_id = $1 AND d.webhook_id = w.id "
     "       AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now()) "
     "      RETURNING d.id) "
-    "SELECT (SELECT count(*) FROM d) AS ended FROM w"};
+    "SELECT (SELECT count(*) FROM ended d) AS ended FROM deleted w"};
 
 // An update: $3 url, $4 events (jsonb text), $7 is_active: NULL leaves the
 // field as it is; $5 whether description was sent, $6 its value. Enabling
@@ -82,14 +82,14 @@ const Statement kDelete{
 // afresh: the run of failures that disabled it does not disable it again
 // before WEBHOOK_DISABLE_AFTER_HOURS more); so does a new URL, which is a
 // new receiver. $8 the caller (audit_who()): the audit entry webhook.updated,
-// whose `changed` compares the fields an update takes before (`o`, locked
+// whose `changed` compares the fields an update takes before (`previous`, locked
 // first: the update joins it) and after.
 const Statement kUpdate{
     "webhooks_update",
-    "WITH o AS (SELECT id AS hook_id, url AS url_before, events AS events_before, "
+    "WITH previous AS (SELECT id AS hook_id, url AS url_before, events AS events_before, "
     "  description AS description_before, is_active AS is_active_before FROM webhooks "
     "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), "
-    "h AS (UPDATE webhooks "
+    "updated AS (UPDATE webhooks "
     "SET url = COALESCE($3::text, url), events = COALESCE($4::jsonb, events), "
     "  description = CASE WHEN $5::boolean THEN $6::text ELSE description END, "
     "  is_active = COALESCE($7::boolean, is_active), "
@@ -98,7 +98,7 @@ const Statement kUpdate{
     "  failing_since = CASE WHEN ($7::boolean AND NOT is_active) OR $3::text <> url THEN NULL "
     "    ELSE failing_since END, "
     "  updated_at = now() "
-    "FROM o WHERE tenant_id = $1 AND id = o.hook_id "
+    "FROM previous o WHERE tenant_id = $1 AND id = o.hook_id "
     "RETURNING id, url, events, description, is_active, o.*), "
     CA_AUDIT_CTE("$1", "$8",
         "SELECT 'webhook.updated', 'webhook', h.id, ca_changed("
@@ -106,8 +106,8 @@ const Statement kUpdate{
         "    'description', h.description_before, 'is_active', h.is_active_before), "
         "  jsonb_build_object('url', h.url, 'events', h.events, "
         "    'description', h.description, 'is_active', h.is_active), "
-        "  '{url,events,description,is_active}') FROM h") " "
-    "SELECT id FROM h"};
+        "  '{url,events,description,is_active}') FROM updated h") " "
+    "SELECT id FROM updated h"};
 
 // Disabled by the update (is_active false, no date yet): when and why. A
 // statement of its own, as Citus refuses now() inside a CASE of an UPDATE.
@@ -137,13 +137,13 @@ const Statement kGet{"webhooks_get",
 // caller (audit_who()): the audit entry webhook.secret_rotated.
 const Statement kRotate{
     "webhooks_rotate_secret",
-    "WITH r AS (UPDATE webhooks SET previous_secret = secret, "
+    "WITH rotated AS (UPDATE webhooks SET previous_secret = secret, "
     "  previous_secret_until = now() + make_interval(hours => $4), secret = $3, "
     "  updated_at = now() "
     "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id), "
     CA_AUDIT_CTE("$1", "$5",
-        "SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM r") " "
-    "SELECT id FROM r"};
+        "SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM rotated r") " "
+    "SELECT id FROM rotated r"};
 constexpr int kPreviousSecretHours = 24;
 
 // A test event first locks the subscription's row and reads whether it is
@@ -163,11 +163,11 @@ const Statement kSendTest{
     "webhooks_send_test",
     "WITH " CA_AUDIT_CTE("$1", "$4",
         "SELECT 'webhook.tested', 'webhook', $2::bigint, NULL") ", "
-    "e AS (INSERT INTO events (tenant_id, type, payload, actor) "
-    "  SELECT $1, 'webhook.test', $3::jsonb, " CA_EVENT_ACTOR_OF_AU " "
+    "new_events AS (INSERT INTO events (tenant_id, type, payload, actor) "
+    "  SELECT $1, 'webhook.test', $3::jsonb, " CA_EVENT_ACTOR_OF_AUDIT_ENTRIES " "
     "  RETURNING tenant_id, id, type) "
     "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) "
-    "SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM e "
+    "SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e "
     "JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id = e.tenant_id "
     "RETURNING " CA_DELIVERY_JSON};
 

@@ -54,7 +54,7 @@ const Statement kPublishDueTenants{
 
 // $1 rows at most, $2 the tenant. One batch is one statement, committed on
 // its own (one round trip, as common/write.h's writes): the rows published,
-// the tenant's active list version moved (`v`, sql/019, sql/032), and one
+// the tenant's active list version moved (`list_version`, sql/019, sql/032), and one
 // `announcement.published` event per row with its deliveries (events.h), in
 // the order the rows fell due. Column: published, the rows published. The
 // locking CTEs here and in kPushClaim are MATERIALIZED: run once, not again
@@ -66,17 +66,17 @@ const Statement kPublishDue{
     "WITH due AS MATERIALIZED (SELECT id FROM announcements "
     "             WHERE tenant_id = $2 AND status = 'scheduled' AND scheduled_at <= now() "
     "             ORDER BY scheduled_at LIMIT $1 FOR UPDATE SKIP LOCKED), "
-    "a AS (UPDATE announcements x SET status = 'published', published_at = now(), "
+    "published AS (UPDATE announcements x SET status = 'published', published_at = now(), "
     "        updated_at = now() "
     "      FROM due WHERE x.tenant_id = $2 AND x.id = due.id RETURNING x.*), "
-    "v AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
-    "  SELECT $2::bigint, 1 WHERE EXISTS (SELECT 1 FROM a) "
+    "list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version) "
+    "  SELECT $2::bigint, 1 WHERE EXISTS (SELECT 1 FROM published a) "
     "  ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), "
-    "r AS (SELECT a.tenant_id, a.scheduled_at, a.id, " CA_ANNOUNCEMENT_JSON
-    "      FROM a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$2",
-        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM r "
+    "rendered AS (SELECT a.tenant_id, a.scheduled_at, a.id, " CA_ANNOUNCEMENT_JSON
+    "      FROM published a JOIN users u ON u.id = a.created_by), " CA_EVENTS_CTE("$2",
+        "SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r "
         "ORDER BY r.scheduled_at, r.id") " "
-    "SELECT count(*) AS published FROM a"};
+    "SELECT count(*) AS published FROM published a"};
 
 // Pending pushes of announcements that expired before they went out.
 const Statement kPushExpired{
@@ -118,7 +118,7 @@ const Statement kPushDueTenants{
 // later, so it is narrowed to those still members now (NULL when none is).
 const Statement kPushClaim{
     "worker_announcements_push_claim",
-    "WITH c AS MATERIALIZED (SELECT id FROM announcements "
+    "WITH claimed AS MATERIALIZED (SELECT id FROM announcements "
     "      WHERE tenant_id = $2 AND status = 'published' AND is_push_enabled "
     "        AND (push_status = 'pending' OR (push_status = 'sending' AND push_lease_until < "
     "now())) "
@@ -128,7 +128,7 @@ const Statement kPushClaim{
     "      LIMIT 1 FOR UPDATE SKIP LOCKED) "
     "UPDATE announcements x SET push_status = 'sending', push_claim = $3::uuid, "
     "  push_lease_until = now() + make_interval(secs => $1) "
-    "FROM c WHERE x.tenant_id = $2 AND x.id = c.id "
+    "FROM claimed c WHERE x.tenant_id = $2 AND x.id = c.id "
     "RETURNING x.tenant_id, x.id, x.push_claim::text AS claim, "
     "  COALESCE(x.push_title, x.title) AS title, COALESCE(x.push_body, x.summary) AS body, "
     "  x.push_data::text AS data, x.topic, x.target_type, "

@@ -166,7 +166,8 @@ const Statement kClaim{
     "  AND w.tenant_id = $5 AND w.id = d.webhook_id "
     "  AND e.tenant_id = $5 AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until, w.secret, "
-    "  e.payload::text, ca_event_actor_json(e.actor) AS actor, e.created_at, d.webhook_id, "
+    "  e.payload::text, ca_event_actor_json(e.actor) AS actor, e.created_at, "
+    "d.webhook_id, "
     "  COALESCE(d.redelivery_of, d.id) AS message_of, "
     "  CASE WHEN w.previous_secret_until > d.last_attempt_at THEN w.previous_secret END "
     "    AS previous_secret"};
@@ -255,7 +256,7 @@ const Statement kDisableCandidates{
 // when they are sent).
 const Statement kDisable{
     "webhooks_disable",
-    "WITH d AS ("
+    "WITH disabled AS ("
     "  UPDATE webhooks w SET is_active = false, disabled_at = now(), disabled_reason = $5, "
     "    updated_at = now() "
     "  WHERE w.tenant_id = $1 AND w.id = $2 AND w.is_active AND w.deleted_at IS NULL "
@@ -270,12 +271,12 @@ const Statement kDisable{
     "  SELECT $1, 'webhook_disabled', a.email, jsonb_build_object("
     "    'tenant_name', t.name, 'webhook_id', d.id, 'description', d.description, "
     "    'reason', $5::text) "
-    "  FROM d, tenants t, ("
+    "  FROM disabled d, tenants t, ("
     "    SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id "
     "    WHERE m.tenant_id = $1 AND m.role = 'ADMIN' AND u.is_active "
     "    ORDER BY m.user_id LIMIT 50) a "
     "  WHERE $6::boolean AND t.id = $1) "
-    "SELECT id FROM d"};
+    "SELECT id FROM disabled d"};
 
 struct Claimed {
   int64_t tenant_id = 0;

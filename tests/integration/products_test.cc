@@ -532,8 +532,9 @@ TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
     std::string path;
     const char* statement;  // what waits for the deletion
   };
-  for (const Write& w : {Write{"POST", kBase, "WITH c AS (%INSERT INTO products%"},
-                         Write{"POST", item(product), "WITH c AS (%UPDATE products p SET name%"}}) {
+  for (const Write& w :
+       {Write{"POST", kBase, "WITH category AS (%INSERT INTO products%"},
+        Write{"POST", item(product), "WITH category AS (%UPDATE products p SET name%"}}) {
     SCOPED_TRACE(w.path);
     int64_t category = create_category(s, "Doomed");
     std::string before = sql_one(stored);

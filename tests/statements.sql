@@ -180,23 +180,31 @@ user_id = $2), 0) AS read_version, r.announcement_id, r.dismissed FROM (VALUES (
 r.tenant_id = $1              AND r.announcement_id IN (SELECT unnest($3::bigint[]))) r ON true;
 
 -- announcements_get (handlers/announcements/announcement_read.cc)
-SELECT ca_announcement_json(true, a.id, a.tenant_id, a.title, a.summary, a.content, a.type,
-a.priority, a.status, a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic,
-a.push_title, a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error,
-a.sent_at, a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name,
-u.email, a.created_at, a.updated_at) AS json FROM announcements a JOIN users u ON u.id =
-a.created_by WHERE a.tenant_id = $1 AND a.id = $2;
+SELECT ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title =>
+a.title, summary => a.summary, content => a.content, type => a.type, priority => a.priority, status
+=> a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
+a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
+=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
+a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
+attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
+a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
+created_at => a.created_at, updated_at => a.updated_at) AS json FROM announcements a JOIN users u ON
+u.id = a.created_by WHERE a.tenant_id = $1 AND a.id = $2;
 
 -- announcements_list (handlers/announcements/announcement_read.cc)
 WITH total AS (SELECT count(*) AS n FROM announcements WHERE tenant_id = $1) SELECT
-ca_announcement_json(false, a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority,
-a.status, a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title,
-a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error, a.sent_at,
-a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name, u.email,
-a.created_at, a.updated_at) AS json, total.n AS total FROM total LEFT JOIN (announcements a JOIN
-users u ON u.id = a.created_by) ON a.tenant_id = $1 AND a.id = ANY (ARRAY(  SELECT id FROM
-announcements WHERE tenant_id = $1   ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3)) ORDER BY
-a.created_at DESC, a.id DESC;
+ca_announcement_json(all_fields => false, id => a.id, tenant_id => a.tenant_id, title => a.title,
+summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
+a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
+a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
+=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
+a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
+attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
+a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
+created_at => a.created_at, updated_at => a.updated_at) AS json, total.n AS total FROM total LEFT
+JOIN (announcements a JOIN users u ON u.id = a.created_by) ON a.tenant_id = $1 AND a.id = ANY
+(ARRAY(  SELECT id FROM announcements WHERE tenant_id = $1   ORDER BY created_at DESC, id DESC LIMIT
+$2 OFFSET $3)) ORDER BY a.created_at DESC, a.id DESC;
 
 -- announcements_archive (handlers/announcements/announcement_write.cc)
 WITH previous AS (SELECT id AS archived_id, status AS status_before,   push_status AS
@@ -227,24 +235,28 @@ $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13,   $14,
 $17, $18, $19, $20, $21::jsonb, $22,   CASE WHEN $7 = 'published' THEN now() END) RETURNING *),
 list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1
 FROM created a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT
-ca_announcement_json(true, a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority,
-a.status, a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title,
-a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error, a.sent_at,
-a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name, u.email,
-a.created_at, a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM created a JOIN users u ON
-u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type,
-actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
-a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $23::jsonb ->> 'request_id' FROM
-(SELECT 'announcement.created', 'announcement', r.id, NULL FROM rendered r) AS x (action,
-target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
-WHERE u.id = ($23::jsonb ->> 'user_id')::bigint   AND ($23::jsonb ->> 'api_key_id')::bigint = 0
-UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id =
-($23::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id,
-actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*,
-(SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
-audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT r.tenant_id,
-'announcement.published', r.json::jsonb FROM rendered r WHERE r.status = 'published') AS ev
-(tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
+ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title => a.title,
+summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
+a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
+a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
+=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
+a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
+attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
+a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
+created_at => a.created_at, updated_at => a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM
+created a JOIN users u ON u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id,
+action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
+x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $23::jsonb ->>
+'request_id' FROM (SELECT 'announcement.created', 'announcement', r.id, NULL FROM rendered r) AS x
+(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
+FROM users u WHERE u.id = ($23::jsonb ->> 'user_id')::bigint   AND ($23::jsonb ->>
+'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
+= $1 AND k.id = ($23::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
+actor_type, actor_id, actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload,
+actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id,
+'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT
+r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r WHERE r.status = 'published')
+AS ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
 webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
 e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
 e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
@@ -262,30 +274,40 @@ SELECT NOT EXISTS (SELECT 1 FROM unnest(string_to_array($2, ',')::bigint[]) AS t
 EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = t.id)) AS all_members;
 
 -- announcements_update (handlers/announcements/announcement_write.cc)
-WITH previous AS (SELECT a.id AS id_before, ca_announcement_json(true, a.id, a.tenant_id, a.title,
-a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, a.is_public, a.scheduled_at,
-a.expires_at, a.topic, a.push_title, a.push_body, a.push_data, a.target_type, a.target_value,
-a.push_status, a.push_error, a.sent_at, a.attachment_type, a.attachment_url, a.attachment_metadata,
-a.created_by, u.name, u.email, a.created_at, a.updated_at) AS json FROM announcements a   JOIN users
-u ON u.id = a.created_by WHERE a.tenant_id = $1 AND a.id = $2   FOR UPDATE OF a), updated AS (UPDATE
-announcements SET title = $3, summary = $4, content = $5, type = $6,   priority = $7, status = $8,
-is_push_enabled = $9, is_public = $10,   scheduled_at = $11::timestamptz, expires_at =
-$12::timestamptz, topic = $13,   push_title = $14, push_body = $15, push_data = $16::jsonb,
-target_type = $17,   target_value = $18, push_status = $19, attachment_type = $20, attachment_url =
-$21,   attachment_metadata = $22::jsonb,   published_at = ca_pick($8 = 'published' AND status <>
-'published', now(),                          published_at),   updated_at = now() FROM previous o
-WHERE tenant_id = $1 AND id = o.id_before RETURNING announcements.*), list_version AS (INSERT INTO
+WITH previous AS (SELECT a.id AS id_before, ca_announcement_json(all_fields => true, id => a.id,
+tenant_id => a.tenant_id, title => a.title, summary => a.summary, content => a.content, type =>
+a.type, priority => a.priority, status => a.status, is_push_enabled => a.is_push_enabled, is_public
+=> a.is_public, scheduled_at => a.scheduled_at, expires_at => a.expires_at, topic => a.topic,
+push_title => a.push_title, push_body => a.push_body, push_data => a.push_data, target_type =>
+a.target_type, target_value => a.target_value, push_status => a.push_status, push_error =>
+a.push_error, sent_at => a.sent_at, attachment_type => a.attachment_type, attachment_url =>
+a.attachment_url, attachment_metadata => a.attachment_metadata, created_by => a.created_by,
+creator_name => u.name, creator_email => u.email, created_at => a.created_at, updated_at =>
+a.updated_at) AS json FROM announcements a   JOIN users u ON u.id = a.created_by WHERE a.tenant_id =
+$1 AND a.id = $2   FOR UPDATE OF a), updated AS (UPDATE announcements SET title = $3, summary = $4,
+content = $5, type = $6,   priority = $7, status = $8, is_push_enabled = $9, is_public =
+$10,   scheduled_at = $11::timestamptz, expires_at = $12::timestamptz, topic = $13,   push_title =
+$14, push_body = $15, push_data = $16::jsonb, target_type = $17,   target_value = $18, push_status =
+$19, attachment_type = $20, attachment_url = $21,   attachment_metadata = $22::jsonb,   published_at
+= ca_pick($8 = 'published' AND status <> 'published',
+now(),                          published_at),   updated_at = now() FROM previous o WHERE tenant_id
+= $1 AND id = o.id_before RETURNING announcements.*), list_version AS (INSERT INTO
 announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM updated a ON CONFLICT
-(tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT ca_announcement_json(true,
-a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled,
-a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title, a.push_body, a.push_data,
-a.target_type, a.target_value, a.push_status, a.push_error, a.sent_at, a.attachment_type,
-a.attachment_url, a.attachment_metadata, a.created_by, u.name, u.email, a.created_at, a.updated_at)
-AS json, a.id, a.tenant_id, a.status   FROM updated a JOIN users u ON u.id = a.created_by),
-audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $24::jsonb ->> 'request_id' FROM (SELECT
-'announcement.updated', 'announcement', r.id,   ca_changed(o.json::jsonb, r.json::jsonb,
+(tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT
+ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title => a.title,
+summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
+a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
+a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
+=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
+a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
+attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
+a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
+created_at => a.created_at, updated_at => a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM
+updated a JOIN users u ON u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id,
+action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
+x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $24::jsonb ->>
+'request_id' FROM (SELECT 'announcement.updated', 'announcement', r.id,   ca_changed(o.json::jsonb,
+r.json::jsonb,
 '{title,summary,content,type,priority,status,is_push_enabled,is_public,scheduled_at,expires_at,topic,push_title,push_body,push_data,target_type,target_value,push_status,attachment_type,attachment_url,attachment_metadata}')
 FROM rendered r, previous o) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
 (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($24::jsonb ->>
@@ -327,11 +349,14 @@ f.email_key = sha256(convert_to(lower($1), 'UTF8'))          AND
 f.failed_at[cardinality(f.failed_at) - $2::int + 1]               > now() - make_interval(secs =>
 $3::int)) AS retry_after,        EXISTS (SELECT 1 FROM login_failures f WHERE f.email_key =
 sha256(convert_to(lower($1), 'UTF8'))) AS has_failures,        u.id AS user_id, u.password_hash,
-u.is_active,        ca_user_json(u.id, u.tenant_id, u.name, u.email, u.phone,
-u.country_code,          u.email_verified_at, u.phone_verified_at, u.user_type, u.photo_url,
-u.theme,          u.language, u.timezone, u.email_marketing, u.email_system,
-u.push_system,          u.is_active, u.created_at, u.updated_at) AS json FROM (VALUES (1)) one (x)
-LEFT JOIN users u ON lower(u.email) = lower($1);
+u.is_active,        ca_user_json(id => u.id, tenant_id => u.tenant_id, name =>
+u.name,          email => u.email, phone => u.phone, country_code =>
+u.country_code,          email_verified_at => u.email_verified_at,          phone_verified_at =>
+u.phone_verified_at, user_type => u.user_type,          photo_url => u.photo_url, theme => u.theme,
+language => u.language,          timezone => u.timezone, email_marketing =>
+u.email_marketing,          email_system => u.email_system, push_system =>
+u.push_system,          is_active => u.is_active, created_at => u.created_at,          updated_at =>
+u.updated_at) AS json FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1);
 
 -- login_forget_failures (handlers/auth/login.cc)
 DELETE FROM login_failures WHERE email_key = sha256(convert_to(lower($1), 'UTF8'));
@@ -405,13 +430,15 @@ k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($4::jsonb ->> 'a
 AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
 INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
 a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id,
-c.name,   c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM created c) AS ev
-(tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
+'api_key' LIMIT 1) FROM (SELECT c.tenant_id, 'category.created', ca_category_json(id =>
+c.id,   tenant_id => c.tenant_id, name => c.name, description => c.description,   is_published =>
+c.is_published, created_at => c.created_at,   updated_at => c.updated_at)::jsonb FROM created c) AS
+ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
 webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
 e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
 e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at,
+SELECT ca_category_json(id => c.id, tenant_id => c.tenant_id, name => c.name, description =>
+c.description, is_published => c.is_published, created_at => c.created_at, updated_at =>
 c.updated_at) AS json FROM created c;
 
 -- categories_delete (handlers/categories/categories.cc)
@@ -438,11 +465,11 @@ e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.ev
 SELECT count(*) AS deleted FROM gone;
 
 -- categories_list (handlers/categories/categories.cc)
-WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1) SELECT
-ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at,
-c.updated_at) AS json, total.n AS total FROM total LEFT JOIN categories c ON c.tenant_id = $1 AND
-c.id = ANY (ARRAY(  SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET
-$3)) ORDER BY c.id DESC;
+WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1) SELECT ca_category_json(id
+=> c.id, tenant_id => c.tenant_id, name => c.name, description => c.description, is_published =>
+c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json, total.n AS total
+FROM total LEFT JOIN categories c ON c.tenant_id = $1 AND c.id = ANY (ARRAY(  SELECT id FROM
+categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3)) ORDER BY c.id DESC;
 
 -- categories_lock_for_delete (handlers/categories/categories.cc)
 SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2 FOR UPDATE;
@@ -461,9 +488,10 @@ $3::jsonb ->> 'request_id' FROM (SELECT 'category.toggled', 'category', c.id,
 LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
 k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(c.id,
-c.tenant_id, c.name, c.description, c.is_published, c.created_at, c.updated_at) AS json,
-c.is_published FROM toggled c;
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(id =>
+c.id, tenant_id => c.tenant_id, name => c.name, description => c.description, is_published =>
+c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json, c.is_published FROM
+toggled c;
 
 -- categories_update (handlers/categories/categories.cc)
 WITH previous AS (SELECT id, name, description FROM categories   WHERE tenant_id = $1 AND id = $2
@@ -479,9 +507,9 @@ c.description),   '{name,description}') FROM updated c) AS x (action, target_typ
 changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb
 ->> 'user_id')::bigint   AND ($6::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
 k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT
-ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at,
-c.updated_at) AS json FROM updated c;
+AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(id
+=> c.id, tenant_id => c.tenant_id, name => c.name, description => c.description, is_published =>
+c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json FROM updated c;
 
 -- cli_current_user (handlers/cli/main.cc)
 SELECT current_user AS name;
@@ -514,14 +542,16 @@ NOTHING RETURNING id;
 
 -- addresses_create (handlers/orders/addresses.cc)
 INSERT INTO addresses (user_id, street, city, country, postal_code) VALUES ($1, $2, $3, $4, $5)
-RETURNING ca_address_json(id, street, city, country, postal_code, created_at) AS json;
+RETURNING ca_address_json(id => id, street => street, city => city, country => country, postal_code
+=> postal_code, created_at => created_at) AS json;
 
 -- addresses_delete (handlers/orders/addresses.cc)
 SELECT ca_address_delete($1, $2) AS deleted;
 
 -- addresses_list (handlers/orders/addresses.cc)
-SELECT ca_address_json(id, street, city, country, postal_code, created_at) AS json FROM addresses
-WHERE user_id = $1 AND deleted_at IS NULL ORDER BY id;
+SELECT ca_address_json(id => id, street => street, city => city, country => country, postal_code =>
+postal_code, created_at => created_at) AS json FROM addresses WHERE user_id = $1 AND deleted_at IS
+NULL ORDER BY id;
 
 -- addresses_under_cap (handlers/orders/addresses.cc)
 SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refused FROM addresses
@@ -553,20 +583,23 @@ changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHE
 new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
 jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
 audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT o.tenant_id,
-'order.created',   ca_order_event_json(o.id, o.user_id, o.status,
-o.total_amount,                       cardinality($6::bigint[]), NULL)::jsonb FROM created o) AS ev
-(tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT CASE WHEN o.id IS NOT NULL THEN ca_order_json(o.id, o.user_id, o.tenant_id, o.address_id,
-o.payment_type, o.total_amount, o.status, o.created_at, o.updated_at, (SELECT '[' ||
-string_agg(ca_order_item_json(i.id, i.order_id, i.product_id,
-i.size,                           i.qty, i.amount, i.notes, NULL), ',' ORDER BY i.id) || ']'  FROM
-items i), NULL, ca_order_user_json(o.user_id, a.name, a.email), ca_order_address_json(false,
-o.address_id, a.street, a.city, NULL, NULL)) END AS json,   a.name IS NOT NULL AS address_found,
-ARRAY(SELECT id FROM live_products p) AS live_product_ids FROM (SELECT 1) one LEFT JOIN address a ON
-true LEFT JOIN created o ON true;
+'order.created',   ca_order_event_json(order_id => o.id, user_id => o.user_id, status =>
+o.status,     total_amount => o.total_amount, items_count =>
+cardinality($6::bigint[]),     previous_status => NULL)::jsonb FROM created o) AS ev (tenant_id,
+type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries
+(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM
+new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND
+(w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT CASE WHEN o.id IS NOT NULL
+THEN ca_order_json(id => o.id, user_id => o.user_id, tenant_id => o.tenant_id, address_id =>
+o.address_id, payment_type => o.payment_type, total_amount => o.total_amount, status => o.status,
+created_at => o.created_at, updated_at => o.updated_at, items => (SELECT '[' ||
+string_agg(ca_order_item_json(id => i.id, order_id => i.order_id,     product_id => i.product_id,
+size => i.size, qty => i.qty, amount => i.amount,     notes => i.notes, product => NULL), ',' ORDER
+BY i.id) || ']'  FROM items i), items_count => NULL, owner => ca_order_user_json(id => o.user_id,
+name => a.name, email => a.email), address => ca_order_address_json(all_fields => false, id =>
+o.address_id, street => a.street, city => a.city, country => NULL, postal_code => NULL)) END AS
+json,   a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM live_products p) AS
+live_product_ids FROM (SELECT 1) one LEFT JOIN address a ON true LEFT JOIN created o ON true;
 
 -- orders_create_address (handlers/orders/order_create.cc)
 SELECT 1 FROM addresses a WHERE a.user_id = $1 AND a.id = $2 AND a.deleted_at IS NULL;
@@ -575,58 +608,73 @@ SELECT 1 FROM addresses a WHERE a.user_id = $1 AND a.id = $2 AND a.deleted_at IS
 SELECT id FROM products WHERE tenant_id = $1 AND id = ANY ($2::bigint[]) AND deleted_at IS NULL;
 
 -- orders_load (handlers/orders/order_json.cc)
-SELECT ca_order_json(o.id, o.user_id, o.tenant_id, o.address_id, o.payment_type, o.total_amount,
-o.status, o.created_at, o.updated_at, (SELECT '[' || COALESCE(string_agg(ca_order_item_json(i.id,
-i.order_id, i.product_id,           i.size, i.qty, i.amount,
-i.notes,           ca_order_product_json(p.id, p.name, p.published)), ',' ORDER BY i.id), '') ||
-']'  FROM order_items i JOIN products p ON p.tenant_id = $1 AND p.id = i.product_id  WHERE
-i.tenant_id = $1 AND i.order_id = o.id), NULL, ca_order_user_json(u.id, u.name, u.email),
-ca_order_address_json(true, a.id, a.street, a.city, a.country, a.postal_code)) AS json FROM orders o
-JOIN users u ON u.id = o.user_id JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id
-WHERE o.tenant_id = $1 AND o.id = $2;
+SELECT ca_order_json(id => o.id, user_id => o.user_id, tenant_id => o.tenant_id, address_id =>
+o.address_id, payment_type => o.payment_type, total_amount => o.total_amount, status => o.status,
+created_at => o.created_at, updated_at => o.updated_at, items => (SELECT '[' ||
+COALESCE(string_agg(ca_order_item_json(id => i.id,           order_id => i.order_id, product_id =>
+i.product_id, size => i.size,           qty => i.qty, amount => i.amount, notes =>
+i.notes,           product => ca_order_product_json(id => p.id, name =>
+p.name,                                            published => p.published)),           ',' ORDER
+BY i.id), '') || ']'  FROM order_items i JOIN products p ON p.tenant_id = $1 AND p.id =
+i.product_id  WHERE i.tenant_id = $1 AND i.order_id = o.id), items_count => NULL, owner =>
+ca_order_user_json(id => u.id, name => u.name, email => u.email), address =>
+ca_order_address_json(all_fields => true, id => a.id, street => a.street, city => a.city, country =>
+a.country, postal_code => a.postal_code)) AS json FROM orders o JOIN users u ON u.id = o.user_id
+JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id WHERE o.tenant_id = $1 AND o.id =
+$2;
 
 -- orders_list (handlers/orders/order_read.cc)
 WITH total AS (SELECT COALESCE(sum(n), 0) AS n FROM order_counts WHERE tenant_id = $1) SELECT
-total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(o.id, o.user_id, o.tenant_id,
-o.address_id, o.payment_type, o.total_amount, o.status, o.created_at, o.updated_at, NULL, (SELECT
-count(*) FROM order_items i  WHERE i.tenant_id = $1 AND i.order_id = o.id), ca_order_user_json(u.id,
-u.name, u.email), ca_order_address_json(false, a.id, a.street, a.city, NULL, NULL)) END AS json FROM
-total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id   JOIN addresses a ON a.user_id =
-o.user_id AND a.id = o.address_id) ON o.tenant_id = $1 AND o.id = ANY (ARRAY(  SELECT o.id FROM
-orders o WHERE o.tenant_id = $1  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) ORDER BY o.id DESC;
+total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(id => o.id, user_id => o.user_id,
+tenant_id => o.tenant_id, address_id => o.address_id, payment_type => o.payment_type, total_amount
+=> o.total_amount, status => o.status, created_at => o.created_at, updated_at => o.updated_at, items
+=> NULL, items_count => (SELECT count(*) FROM order_items i  WHERE i.tenant_id = $1 AND i.order_id =
+o.id), owner => ca_order_user_json(id => u.id, name => u.name, email => u.email), address =>
+ca_order_address_json(all_fields => false, id => a.id, street => a.street, city => a.city, country
+=> NULL, postal_code => NULL)) END AS json FROM total LEFT JOIN (orders o JOIN users u ON u.id =
+o.user_id   JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) ON o.tenant_id = $1
+AND o.id = ANY (ARRAY(  SELECT o.id FROM orders o WHERE o.tenant_id = $1  ORDER BY o.id DESC LIMIT
+$2 OFFSET $3)) ORDER BY o.id DESC;
 
 -- orders_list_status (handlers/orders/order_read.cc)
 WITH total AS (SELECT COALESCE(sum(n), 0) AS n FROM order_counts WHERE tenant_id = $1 AND status =
-$4) SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(o.id, o.user_id,
-o.tenant_id, o.address_id, o.payment_type, o.total_amount, o.status, o.created_at, o.updated_at,
-NULL, (SELECT count(*) FROM order_items i  WHERE i.tenant_id = $1 AND i.order_id = o.id),
-ca_order_user_json(u.id, u.name, u.email), ca_order_address_json(false, a.id, a.street, a.city,
-NULL, NULL)) END AS json FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id   JOIN
-addresses a ON a.user_id = o.user_id AND a.id = o.address_id) ON o.tenant_id = $1 AND o.id = ANY
-(ARRAY(  SELECT o.id FROM orders o WHERE o.tenant_id = $1 AND o.status = $4  ORDER BY o.id DESC
-LIMIT $2 OFFSET $3)) ORDER BY o.id DESC;
+$4) SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(id => o.id, user_id =>
+o.user_id, tenant_id => o.tenant_id, address_id => o.address_id, payment_type => o.payment_type,
+total_amount => o.total_amount, status => o.status, created_at => o.created_at, updated_at =>
+o.updated_at, items => NULL, items_count => (SELECT count(*) FROM order_items i  WHERE i.tenant_id =
+$1 AND i.order_id = o.id), owner => ca_order_user_json(id => u.id, name => u.name, email =>
+u.email), address => ca_order_address_json(all_fields => false, id => a.id, street => a.street, city
+=> a.city, country => NULL, postal_code => NULL)) END AS json FROM total LEFT JOIN (orders o JOIN
+users u ON u.id = o.user_id   JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) ON
+o.tenant_id = $1 AND o.id = ANY (ARRAY(  SELECT o.id FROM orders o WHERE o.tenant_id = $1 AND
+o.status = $4  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) ORDER BY o.id DESC;
 
 -- orders_list_user (handlers/orders/order_read.cc)
 WITH total AS (SELECT count(*) AS n FROM orders o WHERE o.tenant_id = $1 AND o.user_id = $4::bigint)
-SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(o.id, o.user_id, o.tenant_id,
-o.address_id, o.payment_type, o.total_amount, o.status, o.created_at, o.updated_at, NULL, (SELECT
-count(*) FROM order_items i  WHERE i.tenant_id = $1 AND i.order_id = o.id), ca_order_user_json(u.id,
-u.name, u.email), ca_order_address_json(false, a.id, a.street, a.city, NULL, NULL)) END AS json FROM
-total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id   JOIN addresses a ON a.user_id =
-o.user_id AND a.id = o.address_id) ON o.tenant_id = $1 AND o.id = ANY (ARRAY(  SELECT o.id FROM
-orders o WHERE o.tenant_id = $1 AND o.user_id = $4::bigint  ORDER BY o.id DESC LIMIT $2 OFFSET $3))
-ORDER BY o.id DESC;
+SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(id => o.id, user_id =>
+o.user_id, tenant_id => o.tenant_id, address_id => o.address_id, payment_type => o.payment_type,
+total_amount => o.total_amount, status => o.status, created_at => o.created_at, updated_at =>
+o.updated_at, items => NULL, items_count => (SELECT count(*) FROM order_items i  WHERE i.tenant_id =
+$1 AND i.order_id = o.id), owner => ca_order_user_json(id => u.id, name => u.name, email =>
+u.email), address => ca_order_address_json(all_fields => false, id => a.id, street => a.street, city
+=> a.city, country => NULL, postal_code => NULL)) END AS json FROM total LEFT JOIN (orders o JOIN
+users u ON u.id = o.user_id   JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) ON
+o.tenant_id = $1 AND o.id = ANY (ARRAY(  SELECT o.id FROM orders o WHERE o.tenant_id = $1 AND
+o.user_id = $4::bigint  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) ORDER BY o.id DESC;
 
 -- orders_list_user_status (handlers/orders/order_read.cc)
 WITH total AS (SELECT count(*) AS n FROM orders o WHERE o.tenant_id = $1 AND o.status = $4 AND
-o.user_id = $5::bigint) SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(o.id,
-o.user_id, o.tenant_id, o.address_id, o.payment_type, o.total_amount, o.status, o.created_at,
-o.updated_at, NULL, (SELECT count(*) FROM order_items i  WHERE i.tenant_id = $1 AND i.order_id =
-o.id), ca_order_user_json(u.id, u.name, u.email), ca_order_address_json(false, a.id, a.street,
-a.city, NULL, NULL)) END AS json FROM total LEFT JOIN (orders o JOIN users u ON u.id =
-o.user_id   JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) ON o.tenant_id = $1
-AND o.id = ANY (ARRAY(  SELECT o.id FROM orders o WHERE o.tenant_id = $1 AND o.status = $4 AND
-o.user_id = $5::bigint  ORDER BY o.id DESC LIMIT $2 OFFSET $3)) ORDER BY o.id DESC;
+o.user_id = $5::bigint) SELECT total.n AS total, CASE WHEN o.id IS NOT NULL THEN ca_order_json(id =>
+o.id, user_id => o.user_id, tenant_id => o.tenant_id, address_id => o.address_id, payment_type =>
+o.payment_type, total_amount => o.total_amount, status => o.status, created_at => o.created_at,
+updated_at => o.updated_at, items => NULL, items_count => (SELECT count(*) FROM order_items i  WHERE
+i.tenant_id = $1 AND i.order_id = o.id), owner => ca_order_user_json(id => u.id, name => u.name,
+email => u.email), address => ca_order_address_json(all_fields => false, id => a.id, street =>
+a.street, city => a.city, country => NULL, postal_code => NULL)) END AS json FROM total LEFT JOIN
+(orders o JOIN users u ON u.id = o.user_id   JOIN addresses a ON a.user_id = o.user_id AND a.id =
+o.address_id) ON o.tenant_id = $1 AND o.id = ANY (ARRAY(  SELECT o.id FROM orders o WHERE
+o.tenant_id = $1 AND o.status = $4 AND o.user_id = $5::bigint  ORDER BY o.id DESC LIMIT $2 OFFSET
+$3)) ORDER BY o.id DESC;
 
 -- orders_status_lock (handlers/orders/order_status.cc)
 SELECT o.status AS status FROM orders o WHERE o.tenant_id = $1 AND o.id = $2 FOR NO KEY UPDATE;
@@ -649,7 +697,8 @@ target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM 
 new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
 jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
 audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT o.tenant_id,
-t.type,   ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items,
+t.type,   ca_order_event_json(order_id => o.id, user_id => o.user_id, status =>
+o.status,     total_amount => o.total_amount, items_count => c.items,     previous_status =>
 t.previous)  ::jsonb FROM changed o CROSS JOIN item_count c CROSS JOIN (VALUES (1,
 'order.status_changed', $4::text),                                        (2, 'order.' || $3::text,
 NULL))                                AS t (n, type, previous) WHERE t.n = 1 OR $3::text IN
@@ -1159,13 +1208,14 @@ a.name, x.target_type, x.target_id,   x.changed::text[], $10::jsonb ->> 'request
 target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user', j.id, j.name FROM joining j) AS a
 (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
 events (tenant_id, type, payload) SELECT $1::bigint, 'user.registered',
-ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb FROM joining j, accepted
-c, membership m RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries
-(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM
-new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND
-(w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT ca_member_json($1, j.id,
-c.role, j.name, j.email) AS member FROM joining j, accepted c, membership m UNION ALL SELECT CASE
-WHEN NOT EXISTS (SELECT 1 FROM joining j) THEN ca_refuse('CA400', $7)             ELSE
+ca_user_registered_json(user_id => j.id, name => j.name, email => j.email,   role => c.role,
+invited_by => c.invited_by)::jsonb FROM joining j, accepted c, membership m RETURNING tenant_id, id,
+type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event,
+url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id
+= $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR
+w.events @> '["*"]')) SELECT ca_member_json(tenant_id => $1, user_id => j.id, role => c.role, name
+=> j.name,   email => j.email) AS member FROM joining j, accepted c, membership m UNION ALL SELECT
+CASE WHEN NOT EXISTS (SELECT 1 FROM joining j) THEN ca_refuse('CA400', $7)             ELSE
 ca_refuse('CA409', $8) END WHERE NOT EXISTS (SELECT 1 FROM membership m);
 
 -- invitations_acceptable (handlers/team_members/invitations.cc)
@@ -1180,16 +1230,16 @@ WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() 
 expires_at)     SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6)     WHERE NOT
 EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id                       WHERE
 m.tenant_id = $1 AND lower(u.email) = lower($2))     RETURNING i.id, i.status AS status,
-ca_invitation_json(i.id, i.email, i.role, i.status, i.expires_at, i.created_at) AS json),
-audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $7::jsonb ->> 'request_id' FROM (SELECT
-'member.invited', 'invitation', c.id, NULL FROM created c) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($7::jsonb
-->> 'user_id')::bigint   AND ($7::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT id, status, json
-FROM created;
+ca_invitation_json(id => i.id, email => i.email, role => i.role, status => i.status, expires_at =>
+i.expires_at, created_at => i.created_at) AS json), audit_entries AS (INSERT INTO audit_log
+(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
+SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
+$7::jsonb ->> 'request_id' FROM (SELECT 'member.invited', 'invitation', c.id, NULL FROM created c)
+AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id,
+u.name FROM users u WHERE u.id = ($7::jsonb ->> 'user_id')::bigint   AND ($7::jsonb ->>
+'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
+= $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
+actor_type, actor_id, actor_name) SELECT id, status, json FROM created;
 
 -- invitations_create_mailed (handlers/team_members/invitations.cc)
 WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now()     WHERE tenant_id
@@ -1198,12 +1248,13 @@ WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() 
 expires_at)     SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6)     WHERE NOT
 EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id                       WHERE
 m.tenant_id = $1 AND lower(u.email) = lower($2))     RETURNING i.id, i.status AS status,
-ca_invitation_json(i.id, i.email, i.role, i.status, i.expires_at, i.created_at) AS json, i.email,
-i.role, i.expires_at), mail AS (INSERT INTO mails (tenant_id, kind, recipient, data)     SELECT $1,
-'invitation', c.email, jsonb_build_object(      'token', 'inv_' || $1::bigint || '_' || c.id || '_'
-|| $7::text,       'tenant_name', t.name, 'inviter_name', u.name, 'role',
-c.role,       'expires_at', ca_ts(c.expires_at))     FROM created c, tenants t, users u WHERE t.id =
-$1 AND u.id = $5), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
+ca_invitation_json(id => i.id, email => i.email, role => i.role, status => i.status, expires_at =>
+i.expires_at, created_at => i.created_at) AS json, i.email, i.role, i.expires_at), mail AS (INSERT
+INTO mails (tenant_id, kind, recipient, data)     SELECT $1, 'invitation', c.email,
+jsonb_build_object(      'token', 'inv_' || $1::bigint || '_' || c.id || '_' ||
+$7::text,       'tenant_name', t.name, 'inviter_name', u.name, 'role', c.role,       'expires_at',
+ca_ts(c.expires_at))     FROM created c, tenants t, users u WHERE t.id = $1 AND u.id = $5),
+audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
 actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
 a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT
 'member.invited', 'invitation', c.id, NULL FROM created c) AS x (action, target_type, target_id,
@@ -1216,11 +1267,11 @@ FROM created;
 -- invitations_list (handlers/team_members/invitations.cc)
 WITH total AS (SELECT count(*) AS n FROM invitations WHERE tenant_id = $1), page AS (SELECT
 i.created_at, i.id, CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE
-i.status END AS status, ca_invitation_json(i.id, i.email, i.role, CASE WHEN i.status = 'pending' AND
-i.expires_at <= now() THEN 'expired' ELSE i.status END, i.expires_at, i.created_at) AS
-json         FROM invitations i WHERE i.tenant_id = $1          ORDER BY i.created_at DESC, i.id
-DESC LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER
-BY page.created_at DESC, page.id DESC;
+i.status END AS status, ca_invitation_json(id => i.id, email => i.email, role => i.role, status =>
+CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END,
+expires_at => i.expires_at, created_at => i.created_at) AS json         FROM invitations i WHERE
+i.tenant_id = $1          ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3) SELECT total.n
+AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.created_at DESC, page.id DESC;
 
 -- invitations_pending_others (handlers/team_members/invitations.cc)
 SELECT count(*) AS pending FROM invitations WHERE tenant_id = $1 AND status = 'pending' AND
@@ -1229,20 +1280,21 @@ expires_at > now()   AND lower(email) <> lower($2);
 -- invitations_revoke (handlers/team_members/invitations.cc)
 WITH revoked AS (UPDATE invitations i SET status = 'revoked', revoked_at = now()            WHERE
 i.tenant_id = $1 AND i.id = $2 AND i.status = 'pending'            RETURNING i.id, i.status AS
-status, ca_invitation_json(i.id, i.email, i.role, i.status, i.expires_at, i.created_at) AS json),
-audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
-'invitation.revoked', 'invitation', r.id, NULL FROM revoked r) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT true AS revoked,
+status, ca_invitation_json(id => i.id, email => i.email, role => i.role, status => i.status,
+expires_at => i.expires_at, created_at => i.created_at) AS json), audit_entries AS (INSERT INTO
+audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
+request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
+x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT 'invitation.revoked',
+'invitation', r.id, NULL FROM revoked r) AS x (action, target_type, target_id, changed) LEFT JOIN
+LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
+'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
+k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
+(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT true AS revoked,
 r.status, r.json FROM revoked r UNION ALL SELECT false, CASE WHEN i.status = 'pending' AND
-i.expires_at <= now() THEN 'expired' ELSE i.status END, ca_invitation_json(i.id, i.email, i.role,
-CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END,
-i.expires_at, i.created_at) FROM invitations i WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS
-(SELECT 1 FROM revoked r);
+i.expires_at <= now() THEN 'expired' ELSE i.status END, ca_invitation_json(id => i.id, email =>
+i.email, role => i.role, status => CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN
+'expired' ELSE i.status END, expires_at => i.expires_at, created_at => i.created_at) FROM
+invitations i WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM revoked r);
 
 -- invitations_take_turn (handlers/team_members/invitations.cc)
 INSERT INTO cap_locks AS l (tenant_id, collection) VALUES ($1, 'pending invitations') ON CONFLICT
@@ -1274,23 +1326,27 @@ SELECT set_config('citus.multi_shard_modify_mode', 'sequential', true) AS mode;
 UPDATE memberships SET role = $3, updated_at = now() WHERE tenant_id = $1 AND user_id = $2;
 
 -- members_target (handlers/team_members/member_write.cc)
-SELECT m.role, ca_member_json(m.tenant_id, m.user_id, m.role, u.name, u.email) AS json,
-ca_member_json($1, u.id, $4::text, u.name, u.email) AS json_new,   (SELECT count(*) FROM memberships
-a WHERE a.tenant_id = $1 AND a.role = 'ADMIN')     AS admins,   EXISTS (SELECT 1 FROM memberships
-c           WHERE c.tenant_id = $1 AND c.user_id = $3 AND c.role = 'ADMIN')     AS caller_is_admin
-FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND m.user_id = u.id WHERE u.id = $2;
+SELECT m.role, ca_member_json(tenant_id => m.tenant_id, user_id => m.user_id, role => m.role, name
+=> u.name, email => u.email) AS json, CASE WHEN $4::text IS NOT NULL THEN ca_member_json(tenant_id
+=> $1, user_id => u.id,   role => $4::text, name => u.name, email => u.email) END AS
+json_new,   (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN')     AS
+admins,   EXISTS (SELECT 1 FROM memberships c           WHERE c.tenant_id = $1 AND c.user_id = $3
+AND c.role = 'ADMIN')     AS caller_is_admin FROM users u LEFT JOIN memberships m ON m.tenant_id =
+$1 AND m.user_id = u.id WHERE u.id = $2;
 
 -- members_list (handlers/team_members/members.cc)
 WITH total AS (SELECT count(*) AS n FROM memberships WHERE tenant_id = $1), page AS (SELECT
-m.user_id, m.created_at,                 ca_member_item_json(m.user_id, u.name, u.email, m.role,
+m.user_id, m.created_at,                 ca_member_item_json(user_id => m.user_id, name =>
+u.name,                   email => u.email, role => m.role, joined_at =>
 m.created_at)                   AS json          FROM memberships m JOIN users u ON u.id = m.user_id
 WHERE m.tenant_id = $1          ORDER BY m.created_at, m.user_id LIMIT $2 OFFSET $3) SELECT total.n
 AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.created_at, page.user_id;
 
 -- api_keys_create (handlers/tenants/api_keys.cc)
 WITH created AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head,   created_by)
-VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, ca_api_key_json(tenant_id, id, name,
-scopes, secret_head, created_by, created_at, last_used_at) AS json), audit_entries AS (INSERT INTO
+VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, ca_api_key_json(tenant_id => tenant_id,
+id => id, name => name, scopes => scopes, secret_head => secret_head, created_by => created_by,
+created_at => created_at, last_used_at => last_used_at) AS json), audit_entries AS (INSERT INTO
 audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
 request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
 x.target_id,   x.changed::text[], $7::jsonb ->> 'request_id' FROM (SELECT 'api_key.created',
@@ -1303,8 +1359,9 @@ created k;
 
 -- api_keys_list (handlers/tenants/api_keys.cc)
 WITH total AS (SELECT count(*) AS n FROM api_keys                WHERE tenant_id = $1 AND revoked_at
-IS NULL), page AS (SELECT id, ca_api_key_json(tenant_id, id, name, scopes, secret_head, created_by,
-created_at, last_used_at) AS json FROM api_keys WHERE tenant_id = $1 AND revoked_at IS
+IS NULL), page AS (SELECT id, ca_api_key_json(tenant_id => tenant_id, id => id, name => name, scopes
+=> scopes, secret_head => secret_head, created_by => created_by, created_at => created_at,
+last_used_at => last_used_at) AS json FROM api_keys WHERE tenant_id = $1 AND revoked_at IS
 NULL          ORDER BY id LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json FROM total LEFT
 JOIN page ON true ORDER BY page.id;
 
@@ -1330,14 +1387,16 @@ WITH total AS (SELECT count(*) AS n FROM (SELECT FROM audit_log a WHERE a.tenant
 ($4::text IS NULL OR a.actor_type = $4) AND ($5::bigint IS NULL OR a.actor_id = $5) AND ($6::text IS
 NULL OR a.action = $6) AND ($7::text IS NULL OR a.target_type = $7) AND ($8::bigint IS NULL OR
 a.target_id = $8) AND ($9::timestamptz IS NULL OR a.created_at >= $9) AND ($10::timestamptz IS NULL
-OR a.created_at < $10) LIMIT 10001) c), page AS (SELECT a.id, a.created_at, ca_audit_json(a.id,
-a.action, a.actor_type,   a.actor_id, a.actor_name, a.target_type, a.target_id, a.changed,
-a.request_id,   a.created_at) AS json FROM audit_log a WHERE a.tenant_id = $1 AND ($4::text IS NULL
-OR a.actor_type = $4) AND ($5::bigint IS NULL OR a.actor_id = $5) AND ($6::text IS NULL OR a.action
-= $6) AND ($7::text IS NULL OR a.target_type = $7) AND ($8::bigint IS NULL OR a.target_id = $8) AND
-($9::timestamptz IS NULL OR a.created_at >= $9) AND ($10::timestamptz IS NULL OR a.created_at <
-$10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json
-FROM total LEFT JOIN page ON true ORDER BY page.created_at DESC, page.id DESC;
+OR a.created_at < $10) LIMIT 10001) c), page AS (SELECT a.id, a.created_at, ca_audit_json(id =>
+a.id, action => a.action,   actor_type => a.actor_type, actor_id => a.actor_id, actor_name =>
+a.actor_name,   target_type => a.target_type, target_id => a.target_id, changed =>
+a.changed,   request_id => a.request_id, created_at => a.created_at) AS json   FROM audit_log a
+WHERE a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type = $4) AND ($5::bigint IS NULL OR
+a.actor_id = $5) AND ($6::text IS NULL OR a.action = $6) AND ($7::text IS NULL OR a.target_type =
+$7) AND ($8::bigint IS NULL OR a.target_id = $8) AND ($9::timestamptz IS NULL OR a.created_at >= $9)
+AND ($10::timestamptz IS NULL OR a.created_at < $10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2
+OFFSET $3) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER BY
+page.created_at DESC, page.id DESC;
 
 -- audit_log_list_by_action (handlers/tenants/audit_log.cc)
 WITH total AS (SELECT count(*) AS n FROM (SELECT FROM audit_log a WHERE a.action = $6 AND
@@ -1345,14 +1404,15 @@ a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type = $4) AND ($5::bigint IS 
 $5) AND ($6::text IS NULL OR a.action = $6) AND ($7::text IS NULL OR a.target_type = $7) AND
 ($8::bigint IS NULL OR a.target_id = $8) AND ($9::timestamptz IS NULL OR a.created_at >= $9) AND
 ($10::timestamptz IS NULL OR a.created_at < $10) LIMIT 10001) c), page AS (SELECT a.id,
-a.created_at, ca_audit_json(a.id, a.action, a.actor_type,   a.actor_id, a.actor_name, a.target_type,
-a.target_id, a.changed, a.request_id,   a.created_at) AS json FROM audit_log a WHERE a.action = $6
-AND a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type = $4) AND ($5::bigint IS NULL OR
-a.actor_id = $5) AND ($6::text IS NULL OR a.action = $6) AND ($7::text IS NULL OR a.target_type =
-$7) AND ($8::bigint IS NULL OR a.target_id = $8) AND ($9::timestamptz IS NULL OR a.created_at >= $9)
-AND ($10::timestamptz IS NULL OR a.created_at < $10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2
-OFFSET $3) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER BY
-page.created_at DESC, page.id DESC;
+a.created_at, ca_audit_json(id => a.id, action => a.action,   actor_type => a.actor_type, actor_id
+=> a.actor_id, actor_name => a.actor_name,   target_type => a.target_type, target_id => a.target_id,
+changed => a.changed,   request_id => a.request_id, created_at => a.created_at) AS json   FROM
+audit_log a WHERE a.action = $6 AND a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type = $4) AND
+($5::bigint IS NULL OR a.actor_id = $5) AND ($6::text IS NULL OR a.action = $6) AND ($7::text IS
+NULL OR a.target_type = $7) AND ($8::bigint IS NULL OR a.target_id = $8) AND ($9::timestamptz IS
+NULL OR a.created_at >= $9) AND ($10::timestamptz IS NULL OR a.created_at < $10)  ORDER BY
+a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json FROM total LEFT
+JOIN page ON true ORDER BY page.created_at DESC, page.id DESC;
 
 -- audit_log_list_by_actor (handlers/tenants/audit_log.cc)
 WITH total AS (SELECT count(*) AS n FROM (SELECT FROM audit_log a WHERE a.actor_type = $4 AND
@@ -1360,14 +1420,16 @@ a.actor_id = $5 AND a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type = $4)
 NULL OR a.actor_id = $5) AND ($6::text IS NULL OR a.action = $6) AND ($7::text IS NULL OR
 a.target_type = $7) AND ($8::bigint IS NULL OR a.target_id = $8) AND ($9::timestamptz IS NULL OR
 a.created_at >= $9) AND ($10::timestamptz IS NULL OR a.created_at < $10) LIMIT 10001) c), page AS
-(SELECT a.id, a.created_at, ca_audit_json(a.id, a.action, a.actor_type,   a.actor_id, a.actor_name,
-a.target_type, a.target_id, a.changed, a.request_id,   a.created_at) AS json FROM audit_log a WHERE
-a.actor_type = $4 AND a.actor_id = $5 AND a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type =
-$4) AND ($5::bigint IS NULL OR a.actor_id = $5) AND ($6::text IS NULL OR a.action = $6) AND
-($7::text IS NULL OR a.target_type = $7) AND ($8::bigint IS NULL OR a.target_id = $8) AND
-($9::timestamptz IS NULL OR a.created_at >= $9) AND ($10::timestamptz IS NULL OR a.created_at <
-$10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json
-FROM total LEFT JOIN page ON true ORDER BY page.created_at DESC, page.id DESC;
+(SELECT a.id, a.created_at, ca_audit_json(id => a.id, action => a.action,   actor_type =>
+a.actor_type, actor_id => a.actor_id, actor_name => a.actor_name,   target_type => a.target_type,
+target_id => a.target_id, changed => a.changed,   request_id => a.request_id, created_at =>
+a.created_at) AS json   FROM audit_log a WHERE a.actor_type = $4 AND a.actor_id = $5 AND a.tenant_id
+= $1 AND ($4::text IS NULL OR a.actor_type = $4) AND ($5::bigint IS NULL OR a.actor_id = $5) AND
+($6::text IS NULL OR a.action = $6) AND ($7::text IS NULL OR a.target_type = $7) AND ($8::bigint IS
+NULL OR a.target_id = $8) AND ($9::timestamptz IS NULL OR a.created_at >= $9) AND ($10::timestamptz
+IS NULL OR a.created_at < $10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3) SELECT
+total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.created_at DESC, page.id
+DESC;
 
 -- audit_log_list_by_target (handlers/tenants/audit_log.cc)
 WITH total AS (SELECT count(*) AS n FROM (SELECT FROM audit_log a WHERE a.target_type = $7 AND
@@ -1375,32 +1437,35 @@ a.target_id = $8 AND a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type = $4
 NULL OR a.actor_id = $5) AND ($6::text IS NULL OR a.action = $6) AND ($7::text IS NULL OR
 a.target_type = $7) AND ($8::bigint IS NULL OR a.target_id = $8) AND ($9::timestamptz IS NULL OR
 a.created_at >= $9) AND ($10::timestamptz IS NULL OR a.created_at < $10) LIMIT 10001) c), page AS
-(SELECT a.id, a.created_at, ca_audit_json(a.id, a.action, a.actor_type,   a.actor_id, a.actor_name,
-a.target_type, a.target_id, a.changed, a.request_id,   a.created_at) AS json FROM audit_log a WHERE
-a.target_type = $7 AND a.target_id = $8 AND a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type =
-$4) AND ($5::bigint IS NULL OR a.actor_id = $5) AND ($6::text IS NULL OR a.action = $6) AND
-($7::text IS NULL OR a.target_type = $7) AND ($8::bigint IS NULL OR a.target_id = $8) AND
-($9::timestamptz IS NULL OR a.created_at >= $9) AND ($10::timestamptz IS NULL OR a.created_at <
-$10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json
-FROM total LEFT JOIN page ON true ORDER BY page.created_at DESC, page.id DESC;
+(SELECT a.id, a.created_at, ca_audit_json(id => a.id, action => a.action,   actor_type =>
+a.actor_type, actor_id => a.actor_id, actor_name => a.actor_name,   target_type => a.target_type,
+target_id => a.target_id, changed => a.changed,   request_id => a.request_id, created_at =>
+a.created_at) AS json   FROM audit_log a WHERE a.target_type = $7 AND a.target_id = $8 AND
+a.tenant_id = $1 AND ($4::text IS NULL OR a.actor_type = $4) AND ($5::bigint IS NULL OR a.actor_id =
+$5) AND ($6::text IS NULL OR a.action = $6) AND ($7::text IS NULL OR a.target_type = $7) AND
+($8::bigint IS NULL OR a.target_id = $8) AND ($9::timestamptz IS NULL OR a.created_at >= $9) AND
+($10::timestamptz IS NULL OR a.created_at < $10)  ORDER BY a.created_at DESC, a.id DESC LIMIT $2
+OFFSET $3) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER BY
+page.created_at DESC, page.id DESC;
 
 -- tenants_create (handlers/tenants/tenants.cc)
 WITH created AS (INSERT INTO tenants (name, created_by) VALUES ($1, $2) RETURNING *), membership AS
 (INSERT INTO memberships (tenant_id, user_id, role) SELECT id, $2, 'ADMIN' FROM created t),
 current_tenant AS (UPDATE users SET tenant_id = (SELECT id FROM created t), updated_at = now() WHERE
-id = $2) SELECT ca_tenant_json(t.id, t.name, t.settings, t.created_at, t.updated_at, NULL) AS json
-FROM created t;
+id = $2) SELECT ca_tenant_json(id => t.id, name => t.name, settings => t.settings, created_at =>
+t.created_at, updated_at => t.updated_at, role => NULL) AS json FROM created t;
 
 -- tenants_create_tenants_first (handlers/tenants/tenants.cc)
 SELECT 1 FROM tenants WHERE id = 0 FOR UPDATE;
 
 -- tenants_list (handlers/tenants/tenants.cc)
-SELECT ca_tenant_json(t.id, t.name, t.settings, t.created_at, t.updated_at, m.role) AS json FROM
-memberships m JOIN tenants t ON t.id = m.tenant_id WHERE m.user_id = $1 ORDER BY t.id;
+SELECT ca_tenant_json(id => t.id, name => t.name, settings => t.settings, created_at =>
+t.created_at, updated_at => t.updated_at, role => m.role) AS json FROM memberships m JOIN tenants t
+ON t.id = m.tenant_id WHERE m.user_id = $1 ORDER BY t.id;
 
 -- tenants_read (handlers/tenants/tenants.cc)
-SELECT ca_tenant_json(t.id, t.name, t.settings, t.created_at, t.updated_at, NULL) AS json FROM
-tenants t WHERE t.id = $1;
+SELECT ca_tenant_json(id => t.id, name => t.name, settings => t.settings, created_at =>
+t.created_at, updated_at => t.updated_at, role => NULL) AS json FROM tenants t WHERE t.id = $1;
 
 -- tenants_timezone_exists (handlers/tenants/tenants.cc)
 SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known;
@@ -1425,16 +1490,19 @@ FROM updated t) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
 type, u.id, u.name FROM users u WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->>
 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
 = $1 AND k.id = ($5::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT ca_tenant_json(t.id, t.name, t.settings, t.created_at,
-t.updated_at, NULL) AS json FROM updated t;
+actor_type, actor_id, actor_name) SELECT ca_tenant_json(id => t.id, name => t.name, settings =>
+t.settings, created_at => t.created_at, updated_at => t.updated_at, role => NULL) AS json FROM
+updated t;
 
 -- deliveries_list (handlers/webhooks/deliveries.cc)
 WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE tenant_id = $1 AND ($2::bigint IS
 NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)), page AS (SELECT id,
-ca_delivery_json(tenant_id, id, webhook_id, event_id, event, url, status, attempts, CASE WHEN status
-= 'pending' THEN next_attempt_at END, last_attempt_at, response_status, error, created_at,
-delivered_at, redelivery_of) AS json FROM webhook_deliveries WHERE tenant_id = $1 AND ($2::bigint IS
-NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)         ORDER BY id DESC LIMIT $4
+ca_delivery_json(tenant_id => tenant_id, id => id, webhook_id => webhook_id, event_id => event_id,
+event => event, url => url, status => status, attempts => attempts, next_attempt_at => CASE WHEN
+status = 'pending' THEN next_attempt_at END, last_attempt_at => last_attempt_at, response_status =>
+response_status, error => error, created_at => created_at, delivered_at => delivered_at,
+redelivery_of => redelivery_of) AS json FROM webhook_deliveries WHERE tenant_id = $1 AND ($2::bigint
+IS NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)         ORDER BY id DESC LIMIT $4
 OFFSET $5) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.id
 DESC;
 
@@ -1455,26 +1523,30 @@ $1 AND o.id = $2 LIMIT $3) x;
 
 -- webhook_deliveries_redeliver (handlers/webhooks/deliveries.cc)
 INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url, redelivery_of) VALUES
-($1, $2, $3, $4, $5, $6) RETURNING ca_delivery_json(tenant_id, id, webhook_id, event_id, event, url,
-status, attempts, CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at,
-response_status, error, created_at, delivered_at, redelivery_of) AS json;
+($1, $2, $3, $4, $5, $6) RETURNING ca_delivery_json(tenant_id => tenant_id, id => id, webhook_id =>
+webhook_id, event_id => event_id, event => event, url => url, status => status, attempts =>
+attempts, next_attempt_at => CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at
+=> last_attempt_at, response_status => response_status, error => error, created_at => created_at,
+delivered_at => delivered_at, redelivery_of => redelivery_of) AS json;
 
 -- events_feed (handlers/webhooks/events_feed.cc)
-SELECT id, ca_event_json(id, type, created_at, payload, actor) AS json FROM events WHERE tenant_id =
-$1 AND id > $2 AND type <> 'webhook.test' ORDER BY id LIMIT $3;
+SELECT id, ca_event_json(id => id, type => type, created_at => created_at,   payload => payload,
+actor => actor) AS json FROM events WHERE tenant_id = $1 AND id > $2 AND type <> 'webhook.test'
+ORDER BY id LIMIT $3;
 
 -- events_feed_of_types (handlers/webhooks/events_feed.cc)
-SELECT e.id, ca_event_json(e.id, e.type, e.created_at, e.payload, e.actor) AS json FROM
-unnest(string_to_array($4::text, ',')) AS wanted (type) CROSS JOIN LATERAL (  SELECT id, type,
-created_at, payload, actor FROM events   WHERE tenant_id = $1 AND type = wanted.type AND id >
-$2   ORDER BY id LIMIT $3) e ORDER BY e.id LIMIT $3;
+SELECT e.id, ca_event_json(id => e.id, type => e.type, created_at => e.created_at,   payload =>
+e.payload, actor => e.actor) AS json FROM unnest(string_to_array($4::text, ',')) AS wanted (type)
+CROSS JOIN LATERAL (  SELECT id, type, created_at, payload, actor FROM events   WHERE tenant_id = $1
+AND type = wanted.type AND id > $2   ORDER BY id LIMIT $3) e ORDER BY e.id LIMIT $3;
 
 -- webhooks_create (handlers/webhooks/subscriptions.cc)
 WITH created AS (INSERT INTO webhooks (tenant_id, url, events, secret, description)   VALUES ($1,
-$2, $3::jsonb, $4, $5) RETURNING id, ca_webhook_json(id, url, events, description, is_active,
-disabled_at, disabled_reason, created_at, updated_at) AS json), audit_entries AS (INSERT INTO
-audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
-request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
+$2, $3::jsonb, $4, $5) RETURNING id, ca_webhook_json(id => id, url => url, events => events,
+description => description, is_active => is_active, disabled_at => disabled_at, disabled_reason =>
+disabled_reason, created_at => created_at, updated_at => updated_at) AS json), audit_entries AS
+(INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type,
+target_id, changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
 x.target_id,   x.changed::text[], $6::jsonb ->> 'request_id' FROM (SELECT 'webhook.created',
 'webhook', h.id, NULL FROM created h) AS x (action, target_type, target_id, changed) LEFT JOIN
 LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb ->>
@@ -1499,16 +1571,18 @@ OR d.lease_until < now())       RETURNING d.id) SELECT (SELECT count(*) FROM end
 deleted w;
 
 -- webhooks_get (handlers/webhooks/subscriptions.cc)
-SELECT ca_webhook_json(id, url, events, description, is_active, disabled_at, disabled_reason,
-created_at, updated_at) AS json FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS
-NULL;
+SELECT ca_webhook_json(id => id, url => url, events => events, description => description, is_active
+=> is_active, disabled_at => disabled_at, disabled_reason => disabled_reason, created_at =>
+created_at, updated_at => updated_at) AS json FROM webhooks WHERE tenant_id = $1 AND id = $2 AND
+deleted_at IS NULL;
 
 -- webhooks_list (handlers/webhooks/subscriptions.cc)
 WITH total AS (SELECT count(*) AS n FROM webhooks                WHERE tenant_id = $1 AND deleted_at
-IS NULL), page AS (SELECT id, ca_webhook_json(id, url, events, description, is_active, disabled_at,
-disabled_reason, created_at, updated_at) AS json FROM webhooks WHERE tenant_id = $1 AND deleted_at
-IS NULL          ORDER BY id LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json FROM total LEFT
-JOIN page ON true ORDER BY page.id;
+IS NULL), page AS (SELECT id, ca_webhook_json(id => id, url => url, events => events, description =>
+description, is_active => is_active, disabled_at => disabled_at, disabled_reason => disabled_reason,
+created_at => created_at, updated_at => updated_at) AS json FROM webhooks WHERE tenant_id = $1 AND
+deleted_at IS NULL          ORDER BY id LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json FROM
+total LEFT JOIN page ON true ORDER BY page.id;
 
 -- webhooks_lock_for_test (handlers/webhooks/subscriptions.cc)
 SELECT is_active FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE;
@@ -1545,9 +1619,11 @@ jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_nam
 audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1)   RETURNING tenant_id, id, type) INSERT INTO
 webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
 e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id =
-e.tenant_id RETURNING ca_delivery_json(tenant_id, id, webhook_id, event_id, event, url, status,
-attempts, CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at, response_status,
-error, created_at, delivered_at, redelivery_of) AS json;
+e.tenant_id RETURNING ca_delivery_json(tenant_id => tenant_id, id => id, webhook_id => webhook_id,
+event_id => event_id, event => event, url => url, status => status, attempts => attempts,
+next_attempt_at => CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at =>
+last_attempt_at, response_status => response_status, error => error, created_at => created_at,
+delivered_at => delivered_at, redelivery_of => redelivery_of) AS json;
 
 -- webhooks_stamp_disabled (handlers/webhooks/subscriptions.cc)
 UPDATE webhooks SET disabled_at = now(), disabled_reason = $3 WHERE tenant_id = $1 AND id = $2 AND
@@ -1588,16 +1664,20 @@ now(),         updated_at = now()       FROM due WHERE x.tenant_id = $2 AND x.id
 x.*), list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT
 $2::bigint, 1 WHERE EXISTS (SELECT 1 FROM published a)   ON CONFLICT (tenant_id) DO UPDATE SET
 version = v.version + 1), rendered AS (SELECT a.tenant_id, a.scheduled_at, a.id,
-ca_announcement_json(true, a.id, a.tenant_id, a.title, a.summary, a.content, a.type, a.priority,
-a.status, a.is_push_enabled, a.is_public, a.scheduled_at, a.expires_at, a.topic, a.push_title,
-a.push_body, a.push_data, a.target_type, a.target_value, a.push_status, a.push_error, a.sent_at,
-a.attachment_type, a.attachment_url, a.attachment_metadata, a.created_by, u.name, u.email,
-a.created_at, a.updated_at) AS json      FROM published a JOIN users u ON u.id = a.created_by),
-new_events AS (INSERT INTO events (tenant_id, type, payload) SELECT r.tenant_id,
-'announcement.published', r.json::jsonb FROM rendered r ORDER BY r.scheduled_at, r.id RETURNING
-tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id,
-event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks
-w ON w.tenant_id = $2 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
+ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title => a.title,
+summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
+a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
+a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
+=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
+a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
+attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
+a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
+created_at => a.created_at, updated_at => a.updated_at) AS json      FROM published a JOIN users u
+ON u.id = a.created_by), new_events AS (INSERT INTO events (tenant_id, type, payload) SELECT
+r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r ORDER BY r.scheduled_at, r.id
+RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id,
+webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e
+JOIN webhooks w ON w.tenant_id = $2 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
 jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT count(*) AS published FROM published a;
 
 -- worker_announcements_publish_due_tenants (handlers/worker/announcements_tasks.cc)
@@ -1779,9 +1859,9 @@ now(),     error = CASE WHEN d.lease_until IS NOT NULL THEN 'attempt interrupted
 stopped)'       ELSE d.error END FROM locked l, webhooks w, events e WHERE d.tenant_id = $5 AND d.id
 = l.id   AND w.tenant_id = $5 AND w.id = d.webhook_id   AND e.tenant_id = $5 AND e.id = d.event_id
 RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until, w.secret,   e.payload::text,
-ca_event_actor_json(e.actor) AS actor, e.created_at, d.webhook_id,   COALESCE(d.redelivery_of, d.id)
-AS message_of,   CASE WHEN w.previous_secret_until > d.last_attempt_at THEN w.previous_secret
-END     AS previous_secret;
+ca_event_actor_json(actor => e.actor) AS actor, e.created_at,
+d.webhook_id,   COALESCE(d.redelivery_of, d.id) AS message_of,   CASE WHEN w.previous_secret_until >
+d.last_attempt_at THEN w.previous_secret END     AS previous_secret;
 
 -- webhook_deliveries_delivered (handlers/worker/webhook_tasks.cc)
 UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now(),   response_status = $4,

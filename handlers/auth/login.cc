@@ -38,10 +38,15 @@ const Statement kFindUser{
     ") AS has_failures, "
     "       u.id AS user_id, u.password_hash, u.is_active, "
     // docs/openapi.yaml "User" (as returned by login), sql/030.
-    "       ca_user_json(u.id, u.tenant_id, u.name, u.email, u.phone, u.country_code, "
-    "         u.email_verified_at, u.phone_verified_at, u.user_type, u.photo_url, u.theme, "
-    "         u.language, u.timezone, u.email_marketing, u.email_system, u.push_system, "
-    "         u.is_active, u.created_at, u.updated_at) AS json "
+    "       ca_user_json(id => u.id, tenant_id => u.tenant_id, name => u.name, "
+    "         email => u.email, phone => u.phone, country_code => u.country_code, "
+    "         email_verified_at => u.email_verified_at, "
+    "         phone_verified_at => u.phone_verified_at, user_type => u.user_type, "
+    "         photo_url => u.photo_url, theme => u.theme, language => u.language, "
+    "         timezone => u.timezone, email_marketing => u.email_marketing, "
+    "         email_system => u.email_system, push_system => u.push_system, "
+    "         is_active => u.is_active, created_at => u.created_at, "
+    "         updated_at => u.updated_at) AS json "
     "FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1)"};
 
 // $1 email, $2 LOGIN_MAX_FAILURES, $3 LOGIN_FAILURE_WINDOW_SECONDS. One

@@ -16,9 +16,10 @@ namespace {
 constexpr size_t kMaxDescription = 10000;
 
 // The category as JSON (docs/openapi.yaml "Category", sql/025).
-#define CA_CATEGORY_JSON                                                                      \
-  "ca_category_json(c.id, c.tenant_id, c.name, c.description, c.is_published, c.created_at, " \
-  "c.updated_at) AS json"
+#define CA_CATEGORY_JSON                                                    \
+  "ca_category_json(id => c.id, tenant_id => c.tenant_id, name => c.name, " \
+  "description => c.description, is_published => c.is_published, "          \
+  "created_at => c.created_at, updated_at => c.updated_at) AS json"
 
 // The page and the total in one round trip (a page past the end keeps the total).
 const Statement kList{
@@ -38,8 +39,10 @@ const Statement kCreate{
     "  VALUES ($1, $2, $3) RETURNING *), "
     CA_AUDIT_CTE("$1", "$4", "SELECT 'category.created', 'category', c.id, NULL FROM created c") ", "
     CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT c.tenant_id, 'category.created', ca_category_json(c.id, c.tenant_id, c.name, "
-        "  c.description, c.is_published, c.created_at, c.updated_at)::jsonb FROM created c") " "
+        "SELECT c.tenant_id, 'category.created', ca_category_json(id => c.id, "
+        "  tenant_id => c.tenant_id, name => c.name, description => c.description, "
+        "  is_published => c.is_published, created_at => c.created_at, "
+        "  updated_at => c.updated_at)::jsonb FROM created c") " "
     "SELECT " CA_CATEGORY_JSON " FROM created c"};
 
 // Atomic: concurrent toggles each flip the stored value once. $3 the caller

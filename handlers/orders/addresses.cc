@@ -17,8 +17,9 @@ namespace ca {
 namespace {
 
 // Column: json (sql/026's ca_address_json).
-#define CA_ADDRESS_JSON \
-  "ca_address_json(id, street, city, country, postal_code, created_at) AS json"
+#define CA_ADDRESS_JSON                                                            \
+  "ca_address_json(id => id, street => street, city => city, country => country, " \
+  "postal_code => postal_code, created_at => created_at) AS json"
 
 // $1 user, $2 the cap, $3 the refusal's message. Raises CA422
 // (Error::database(): 422 `limit`) when the user has $2 addresses already,

@@ -93,15 +93,18 @@ const Statement kCreate{
     CA_AUDIT_CTE("$1", "$11", "SELECT 'order.created', 'order', o.id, NULL FROM created o") ", "
     CA_AUDITED_EVENTS_CTE("$1",
         "SELECT o.tenant_id, 'order.created', "
-        "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, "
-        "                      cardinality($6::bigint[]), NULL)::jsonb "
+        "  ca_order_event_json(order_id => o.id, user_id => o.user_id, status => o.status, "
+        "    total_amount => o.total_amount, items_count => cardinality($6::bigint[]), "
+        "    previous_status => NULL)::jsonb "
         "FROM created o") " "
     "SELECT CASE WHEN o.id IS NOT NULL THEN " CA_ORDER_JSON(
-        "(SELECT '[' || string_agg(ca_order_item_json(i.id, i.order_id, i.product_id, i.size, "
-        "                          i.qty, i.amount, i.notes, NULL), ',' ORDER BY i.id) || ']' "
+        "(SELECT '[' || string_agg(ca_order_item_json(id => i.id, order_id => i.order_id, "
+        "    product_id => i.product_id, size => i.size, qty => i.qty, amount => i.amount, "
+        "    notes => i.notes, product => NULL), ',' ORDER BY i.id) || ']' "
         " FROM items i)",
-        "NULL", "ca_order_user_json(o.user_id, a.name, a.email)",
-        "ca_order_address_json(false, o.address_id, a.street, a.city, NULL, NULL)") " END AS json, "
+        "NULL", "ca_order_user_json(id => o.user_id, name => a.name, email => a.email)",
+        "ca_order_address_json(all_fields => false, id => o.address_id, street => a.street, "
+        "city => a.city, country => NULL, postal_code => NULL)") " END AS json, "
     "  a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM live_products p) AS live_product_ids "
     "FROM (SELECT 1) one LEFT JOIN address a ON true LEFT JOIN created o ON true"};
 

@@ -10,13 +10,17 @@ namespace {
 const Statement kLoad{
     "orders_load",
     "SELECT " CA_ORDER_JSON(
-        "(SELECT '[' || COALESCE(string_agg(ca_order_item_json(i.id, i.order_id, i.product_id, "
-        "          i.size, i.qty, i.amount, i.notes, "
-        "          ca_order_product_json(p.id, p.name, p.published)), ',' ORDER BY i.id), '') || ']' "
+        "(SELECT '[' || COALESCE(string_agg(ca_order_item_json(id => i.id, "
+        "          order_id => i.order_id, product_id => i.product_id, size => i.size, "
+        "          qty => i.qty, amount => i.amount, notes => i.notes, "
+        "          product => ca_order_product_json(id => p.id, name => p.name, "
+        "                                           published => p.published)), "
+        "          ',' ORDER BY i.id), '') || ']' "
         " FROM order_items i JOIN products p ON p.tenant_id = $1 AND p.id = i.product_id "
         " WHERE i.tenant_id = $1 AND i.order_id = o.id)",
-        "NULL", "ca_order_user_json(u.id, u.name, u.email)",
-        "ca_order_address_json(true, a.id, a.street, a.city, a.country, a.postal_code)") " AS json "
+        "NULL", "ca_order_user_json(id => u.id, name => u.name, email => u.email)",
+        "ca_order_address_json(all_fields => true, id => a.id, street => a.street, "
+        "city => a.city, country => a.country, postal_code => a.postal_code)") " AS json "
     "FROM orders o "
     "JOIN users u ON u.id = o.user_id "
     "JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id "

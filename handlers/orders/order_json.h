@@ -15,9 +15,12 @@
 // The order of the alias `o` rendered: ITEMS a rendered array or NULL,
 // ITEMS_COUNT a count or NULL (sql/026), OWNER and ADDRESS rendered objects
 // (ca_order_user_json, ca_order_address_json).
-#define CA_ORDER_JSON(ITEMS, ITEMS_COUNT, OWNER, ADDRESS)                                      \
-  "ca_order_json(o.id, o.user_id, o.tenant_id, o.address_id, o.payment_type, o.total_amount, " \
-  "o.status, o.created_at, o.updated_at, " ITEMS ", " ITEMS_COUNT ", " OWNER ", " ADDRESS ")"
+#define CA_ORDER_JSON(ITEMS, ITEMS_COUNT, OWNER, ADDRESS)                            \
+  "ca_order_json(id => o.id, user_id => o.user_id, tenant_id => o.tenant_id, "       \
+  "address_id => o.address_id, payment_type => o.payment_type, "                     \
+  "total_amount => o.total_amount, status => o.status, created_at => o.created_at, " \
+  "updated_at => o.updated_at, items => " ITEMS ", items_count => " ITEMS_COUNT      \
+  ", owner => " OWNER ", address => " ADDRESS ")"
 
 namespace ca {
 

@@ -35,8 +35,9 @@ namespace {
               "NULL",                                                                       \
               "(SELECT count(*) FROM order_items i "                                        \
               " WHERE i.tenant_id = $1 AND i.order_id = o.id)",                             \
-              "ca_order_user_json(u.id, u.name, u.email)",                                  \
-              "ca_order_address_json(false, a.id, a.street, a.city, NULL, NULL)") " END AS json " \
+              "ca_order_user_json(id => u.id, name => u.name, email => u.email)",          \
+              "ca_order_address_json(all_fields => false, id => a.id, street => a.street, " \
+              "city => a.city, country => NULL, postal_code => NULL)") " END AS json "      \
           "FROM total LEFT JOIN (orders o JOIN users u ON u.id = o.user_id "                \
           "  JOIN addresses a ON a.user_id = o.user_id AND a.id = o.address_id) "           \
           "ON o.tenant_id = $1 AND o.id = ANY (ARRAY("                                      \

@@ -51,7 +51,9 @@ const Statement kSetStatus{
         "SELECT 'order.status_changed', 'order', o.id, '{status}'::text[] FROM changed o") ", "
     CA_AUDITED_EVENTS_CTE("$1",
         "SELECT o.tenant_id, t.type, "
-        "  ca_order_event_json(o.id, o.user_id, o.status, o.total_amount, c.items, t.previous)"
+        "  ca_order_event_json(order_id => o.id, user_id => o.user_id, status => o.status, "
+        "    total_amount => o.total_amount, items_count => c.items, "
+        "    previous_status => t.previous)"
         "  ::jsonb "
         "FROM changed o CROSS JOIN item_count c CROSS JOIN (VALUES (1, 'order.status_changed', $4::text), "
         "                                       (2, 'order.' || $3::text, NULL)) "

@@ -29,10 +29,11 @@ namespace {
 // refuses now() there), which is what a row just written has.
 #define CA_INVITATION_SHOWN_STATUS \
   "CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END"
-#define CA_INVITATION_JSON_WITH(status) \
-  "i.id, " status                       \
-  " AS status, "                        \
-  "ca_invitation_json(i.id, i.email, i.role, " status ", i.expires_at, i.created_at) AS json"
+#define CA_INVITATION_JSON_WITH(status)                                                \
+  "i.id, " status                                                                      \
+  " AS status, "                                                                       \
+  "ca_invitation_json(id => i.id, email => i.email, role => i.role, status => " status \
+  ", expires_at => i.expires_at, created_at => i.created_at) AS json"
 #define CA_INVITATION_JSON CA_INVITATION_JSON_WITH(CA_INVITATION_SHOWN_STATUS)
 #define CA_INVITATION_STORED_JSON CA_INVITATION_JSON_WITH("i.status")
 
@@ -127,8 +128,9 @@ const Statement kRevoke{
     "SELECT true AS revoked, r.status, r.json FROM revoked r "
     "UNION ALL "
     "SELECT false, " CA_INVITATION_SHOWN_STATUS
-    ", ca_invitation_json(i.id, i.email, i.role, " CA_INVITATION_SHOWN_STATUS
-    ", i.expires_at, i.created_at)"
+    ", ca_invitation_json(id => i.id, email => i.email, role => i.role, "
+    "status => " CA_INVITATION_SHOWN_STATUS
+    ", expires_at => i.expires_at, created_at => i.created_at)"
     " FROM invitations i "
     "WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM revoked r)"};
 
@@ -194,9 +196,11 @@ const Statement kAccept{
         "SELECT 'member.joined', 'member', j.id, NULL FROM joining j, accepted c, membership m") ", "
     CA_EVENTS_CTE("$1",
         "SELECT $1::bigint, 'user.registered', "
-        "ca_user_registered_json(j.id, j.name, j.email, c.role, c.invited_by)::jsonb "
+        "ca_user_registered_json(user_id => j.id, name => j.name, email => j.email, "
+        "  role => c.role, invited_by => c.invited_by)::jsonb "
         "FROM joining j, accepted c, membership m") " "
-    "SELECT ca_member_json($1, j.id, c.role, j.name, j.email) AS member FROM joining j, accepted c, membership m "
+    "SELECT ca_member_json(tenant_id => $1, user_id => j.id, role => c.role, name => j.name, "
+    "  email => j.email) AS member FROM joining j, accepted c, membership m "
     "UNION ALL "
     "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM joining j) THEN ca_refuse('CA400', $7) "
     "            ELSE ca_refuse('CA409', $8) END "

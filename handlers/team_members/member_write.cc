@@ -24,7 +24,9 @@ const Statement kCallerIsAdmin{
 
 // The member record as JSON (docs/design/api-conventions.md "Team members", sql/030) of
 // `memberships m JOIN users u`.
-#define CA_MEMBER_JSON "ca_member_json(m.tenant_id, m.user_id, m.role, u.name, u.email) AS json"
+#define CA_MEMBER_JSON                                                              \
+  "ca_member_json(tenant_id => m.tenant_id, user_id => m.user_id, role => m.role, " \
+  "name => u.name, email => u.email) AS json"
 
 // The target user's role (NULL when not a member) and member record, the
 // record with the role $4 (`json_new`, NULL without one), the tenant's
@@ -33,7 +35,8 @@ const Statement kCallerIsAdmin{
 const Statement kTarget{
     "members_target",
     "SELECT m.role, " CA_MEMBER_JSON
-    ", ca_member_json($1, u.id, $4::text, u.name, u.email) AS json_new, "
+    ", CASE WHEN $4::text IS NOT NULL THEN ca_member_json(tenant_id => $1, user_id => u.id, "
+    "  role => $4::text, name => u.name, email => u.email) END AS json_new, "
     "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN') "
     "    AS admins, "
     "  EXISTS (SELECT 1 FROM memberships c "

@@ -11,7 +11,8 @@ const Statement kList{
     "members_list",
     "WITH total AS (SELECT count(*) AS n FROM memberships WHERE tenant_id = $1), "
     "page AS (SELECT m.user_id, m.created_at, "
-    "                ca_member_item_json(m.user_id, u.name, u.email, m.role, m.created_at) "
+    "                ca_member_item_json(user_id => m.user_id, name => u.name, "
+    "                  email => u.email, role => m.role, joined_at => m.created_at) "
     "                  AS json "
     "         FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.tenant_id = $1 "
     "         ORDER BY m.created_at, m.user_id LIMIT $2 OFFSET $3) "

@@ -19,8 +19,9 @@ namespace {
 
 // The key as JSON (sql/053), without the key itself.
 #define CA_API_KEY_JSON                                                                \
-  "ca_api_key_json(tenant_id, id, name, scopes, secret_head, created_by, created_at, " \
-  "last_used_at) AS json"
+  "ca_api_key_json(tenant_id => tenant_id, id => id, name => name, scopes => scopes, " \
+  "secret_head => secret_head, created_by => created_by, created_at => created_at, "   \
+  "last_used_at => last_used_at) AS json"
 
 // Creates take turns per tenant (tenant_turn(), as webhook subscriptions
 // do, decision 0060), then count the tenant's live keys in a statement of

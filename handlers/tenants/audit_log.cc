@@ -38,9 +38,11 @@ constexpr int64_t kTotalCap = 10000;
 #define CA_AUDIT_LIST(LEAD)                                                                        \
   "WITH total AS (SELECT count(*) AS n FROM (SELECT FROM audit_log a WHERE " LEAD CA_AUDIT_FILTERS \
   " LIMIT 10001) c), "                                                                             \
-  "page AS (SELECT a.id, a.created_at, ca_audit_json(a.id, a.action, a.actor_type, "               \
-  "  a.actor_id, a.actor_name, a.target_type, a.target_id, a.changed, a.request_id, "              \
-  "  a.created_at) AS json FROM audit_log a WHERE " LEAD CA_AUDIT_FILTERS                          \
+  "page AS (SELECT a.id, a.created_at, ca_audit_json(id => a.id, action => a.action, "             \
+  "  actor_type => a.actor_type, actor_id => a.actor_id, actor_name => a.actor_name, "             \
+  "  target_type => a.target_type, target_id => a.target_id, changed => a.changed, "               \
+  "  request_id => a.request_id, created_at => a.created_at) AS json "                             \
+  "  FROM audit_log a WHERE " LEAD CA_AUDIT_FILTERS                                                \
   "  ORDER BY a.created_at DESC, a.id DESC LIMIT $2 OFFSET $3) "                                   \
   "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "                          \
   "ORDER BY page.created_at DESC, page.id DESC"

@@ -19,8 +19,9 @@ namespace {
 
 // The Tenant as JSON (docs/design/api-conventions.md "Tenants", sql/030), with the caller's role
 // in the list of their tenants.
-#define CA_TENANT_JSON_WITH(role) \
-  "ca_tenant_json(t.id, t.name, t.settings, t.created_at, t.updated_at, " role ") AS json"
+#define CA_TENANT_JSON_WITH(role)                                       \
+  "ca_tenant_json(id => t.id, name => t.name, settings => t.settings, " \
+  "created_at => t.created_at, updated_at => t.updated_at, role => " role ") AS json"
 #define CA_TENANT_JSON CA_TENANT_JSON_WITH("NULL")
 
 const Statement kList{"tenants_list",

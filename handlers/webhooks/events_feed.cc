@@ -37,7 +37,8 @@ constexpr size_t kMaxAnswerBytes = 4 * 1024 * 1024;
 // An event written with an API key shows it as `actor` (sql/057).
 // Along the primary key (tenant_id, id): a router query on Citus.
 const Statement kFeed{"events_feed",
-                      "SELECT id, ca_event_json(id, type, created_at, payload, actor) AS json "
+                      "SELECT id, ca_event_json(id => id, type => type, created_at => created_at, "
+                      "  payload => payload, actor => actor) AS json "
                       "FROM events WHERE tenant_id = $1 AND id > $2 AND type <> 'webhook.test' "
                       "ORDER BY id LIMIT $3"};
 
@@ -47,7 +48,8 @@ const Statement kFeed{"events_feed",
 // entries, however rare a type is among the tenant's events.
 const Statement kFeedOfTypes{
     "events_feed_of_types",
-    "SELECT e.id, ca_event_json(e.id, e.type, e.created_at, e.payload, e.actor) AS json "
+    "SELECT e.id, ca_event_json(id => e.id, type => e.type, created_at => e.created_at, "
+    "  payload => e.payload, actor => e.actor) AS json "
     "FROM unnest(string_to_array($4::text, ',')) AS wanted (type) "
     "CROSS JOIN LATERAL ("
     "  SELECT id, type, created_at, payload, actor FROM events "

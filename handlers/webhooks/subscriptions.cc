@@ -22,9 +22,11 @@ namespace ca {
 namespace {
 
 // The subscription as JSON (DESIGN §4 "Webhooks", sql/045), without its secret.
-#define CA_WEBHOOK_JSON                                                                     \
-  "ca_webhook_json(id, url, events, description, is_active, disabled_at, disabled_reason, " \
-  "created_at, updated_at) AS json"
+#define CA_WEBHOOK_JSON                                                                  \
+  "ca_webhook_json(id => id, url => url, events => events, description => description, " \
+  "is_active => is_active, disabled_at => disabled_at, "                                 \
+  "disabled_reason => disabled_reason, created_at => created_at, "                       \
+  "updated_at => updated_at) AS json"
 
 // Creates take turns per tenant at a row of cap_locks (sql/039) on the
 // tenant's own shard, taken first in the create's transaction with an

@@ -17,10 +17,14 @@ namespace ca {
 
 // A delivery record as JSON (sql/045), in a statement on webhook_deliveries
 // (RETURNING or SELECT): `next_attempt_at` only while pending.
-#define CA_DELIVERY_JSON                                                                      \
-  "ca_delivery_json(tenant_id, id, webhook_id, event_id, event, url, status, attempts, "      \
-  "CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at, response_status, " \
-  "error, created_at, delivered_at, redelivery_of) AS json"
+#define CA_DELIVERY_JSON                                                          \
+  "ca_delivery_json(tenant_id => tenant_id, id => id, webhook_id => webhook_id, " \
+  "event_id => event_id, event => event, url => url, status => status, "          \
+  "attempts => attempts, "                                                        \
+  "next_attempt_at => CASE WHEN status = 'pending' THEN next_attempt_at END, "    \
+  "last_attempt_at => last_attempt_at, response_status => response_status, "      \
+  "error => error, created_at => created_at, delivered_at => delivered_at, "      \
+  "redelivery_of => redelivery_of) AS json"
 
 // Redeliveries and test events of a subscription stop at
 // WEBHOOK_RESEND_MAX_PENDING pending deliveries (decision 0103): a column

@@ -166,7 +166,7 @@ const Statement kClaim{
     "  AND w.tenant_id = $5 AND w.id = d.webhook_id "
     "  AND e.tenant_id = $5 AND e.id = d.event_id "
     "RETURNING d.tenant_id, d.id, d.url, d.event, d.attempts, d.lease_until, w.secret, "
-    "  e.payload::text, ca_event_actor_json(e.actor) AS actor, e.created_at, "
+    "  e.payload::text, ca_event_actor_json(actor => e.actor) AS actor, e.created_at, "
     "d.webhook_id, "
     "  COALESCE(d.redelivery_of, d.id) AS message_of, "
     "  CASE WHEN w.previous_secret_until > d.last_attempt_at THEN w.previous_secret END "

@@ -250,6 +250,38 @@ TEST(DbRestore, EveryFunctionAGeneratedColumnOrConstraintCallsHasItsSearchPath) 
       std::stoi(sql(std::string("SELECT count(DISTINCT p.oid) ") + used_by_expressions).at(0)), 2);
 }
 
+// The shape functions (sql/058, decision 0135) print compact JSON from
+// named members: a NULL member is null, not a NULL object (the `||` bodies
+// before it turned the whole object into NULL); the object of no row, its
+// key NULL, is NULL; members come in the shape's order, without spaces.
+TEST(ShapeFunctions, ANullMemberPrintsNullAndTheObjectOfNoRowIsNull) {
+  EXPECT_EQ(sql_one("SELECT ca_category_json(id => 1, tenant_id => 2, name => NULL, "
+                    "description => 'say \"hi\"', is_published => true, "
+                    "created_at => '2026-01-02 03:04:05.5+00', updated_at => NULL)"),
+            R"({"id":1,"tenant_id":2,"name":null,"description":"say \"hi\"",)"
+            R"("is_published":true,"created_at":"2026-01-02T03:04:05.500000Z",)"
+            R"("updated_at":null})");
+  EXPECT_EQ(sql_one("SELECT ca_order_json(id => 5, user_id => 6, tenant_id => 7, "
+                    "address_id => 8, payment_type => 1, total_amount => 12.50, "
+                    "status => 'pending', created_at => NULL, updated_at => NULL, "
+                    "items => NULL, items_count => 3, owner => NULL, "
+                    "address => '{\"id\":8}')"),
+            R"({"id":5,"user_id":6,"tenant_id":"7","address_id":8,"payment_type":1,)"
+            R"("total_amount":"12.50","status":"pending","created_at":null,)"
+            R"("updated_at":null,"items_count":3,"user":null,"address":{"id":8}})");
+  EXPECT_EQ(sql_one("SELECT ca_user_json(id => NULL, tenant_id => 1, name => 'x', "
+                    "email => 'x@y', phone => NULL, country_code => NULL, "
+                    "email_verified_at => NULL, phone_verified_at => NULL, user_type => 'u', "
+                    "photo_url => NULL, theme => 't', language => 'l', timezone => NULL, "
+                    "email_marketing => true, email_system => true, push_system => true, "
+                    "is_active => true, created_at => now(), updated_at => now()) IS NULL"),
+            "t");
+  // No shape is built by concatenating JSON text any more.
+  EXPECT_EQ(sql_one("SELECT count(*) FROM pg_proc WHERE proname ~ '^ca_.*_json$' "
+                    "AND pronamespace = 'public'::regnamespace AND prosrc LIKE '%''{\"%'"),
+            "0");
+}
+
 // Handlers and the worker hold their connections as the runtime role: no
 // client of the service's database but this test's is another role.
 TEST(DbRoles, TheStacksProcessesConnectAsTheRuntimeRole) {

@@ -3,43 +3,21 @@
 // read from CA_SOURCE_DIR; the newest migration naming a constraint wins.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../../handlers/orders/orders.h"
+#include "unit_helpers.h"
 #include "validate.h"
 
 namespace ca {
 namespace {
 
-namespace fs = std::filesystem;
-
-// The migrations' text, oldest first.
-std::vector<std::string> migrations() {
-  std::vector<fs::path> paths;
-  for (const auto& entry : fs::directory_iterator(fs::path(CA_SOURCE_DIR) / "sql")) {
-    if (entry.path().extension() == ".sql") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  std::vector<std::string> out;
-  for (const fs::path& p : paths) {
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    out.push_back(text.str());
-  }
-  return out;
-}
-
 // The first group of the last match of `pattern` over every migration.
 std::string last_match(const std::regex& pattern) {
   std::string found;
-  for (const std::string& text : migrations()) {
+  for (const std::string& text : migration_texts()) {
     for (std::sregex_iterator m(text.begin(), text.end(), pattern), end; m != end; ++m) {
       found = (*m)[1];
     }

@@ -3,7 +3,7 @@
 // back with the write and costs no round trip of its own.
 //
 // A write statement records its entry with CA_AUDIT_CTE; a write sent as a
-// pipeline of statements (WriteTx::commit()) adds audit_query(). Both take
+// pipeline of statements (send_last(), common/request_tx.h) adds audit_query(). Both take
 // the caller as audit_who(ctx, who): the user or API key that writes (the
 // actor's name is read in the statement and stored as it is then) and the
 // request id the response carries as X-Request-Id.
@@ -74,7 +74,7 @@ std::string audit_who(const Principal& who, std::string_view request_id);
 // `changed` as a text[] parameter: "{role}".
 std::string audit_fields(std::initializer_list<std::string_view> fields);
 
-// The entry as a statement of a pipeline (WriteTx::commit()): `changed` a
+// The entry as a statement of a pipeline (send_last(), common/request_tx.h): `changed` a
 // parameter made by audit_fields(), or null for an action that is not an
 // update.
 Db::Query audit_query(const Ctx& ctx, const Principal& who, std::string_view action,

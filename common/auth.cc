@@ -10,6 +10,7 @@
 #include "jwt.h"
 #include "log.h"
 #include "metrics.h"
+#include "request_tx.h"
 
 namespace ca {
 namespace {
@@ -266,9 +267,8 @@ Result<Lookup> lookup_key(Ctx& ctx, const ApiKeyParts& key, std::optional<int64_
   std::vector<DbResult> results;
   if (read != nullptr) {
     results = ctx.db.pipeline({check, *read});
-  } else if (claim && ctx.idempotency != nullptr) {
-    results.push_back(
-        ctx.idempotency->check_and_claim(check, key.creator_id, tenant_id.value_or(0)));
+  } else if (claim) {
+    results.push_back(ctx.tx->check_caller(check, key.creator_id, tenant_id.value_or(0)));
   } else {
     results.push_back(ctx.db.exec(*check.stmt, check.params));
   }
@@ -313,9 +313,8 @@ Result<Lookup> lookup(Ctx& ctx, const Bearer& bearer, std::optional<int64_t> ten
   Db::Query check{&kAuthenticate, {claims.jti, claims.sub, tenant_id}};
   // The key is claimed for the token's subject before the session says the
   // token is live: nothing of it commits unless the request is allowed.
-  DbResult r = claim && ctx.idempotency != nullptr
-                   ? ctx.idempotency->check_and_claim(check, claims.sub, tenant_id.value_or(0))
-                   : ctx.db.exec(kAuthenticate, check.params);
+  DbResult r = claim ? ctx.tx->check_caller(check, claims.sub, tenant_id.value_or(0))
+                     : ctx.db.exec(kAuthenticate, check.params);
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::unauthenticated();
   out.who.user_id = r->int64(0, "user_id");
@@ -336,10 +335,8 @@ Result<Lookup> lookup(Ctx& ctx, std::optional<int64_t> tenant_id, bool claim = f
 // The caller is allowed: on a keyed request, the idempotency key has the
 // last word (a stored answer, 422, 400).
 Result<Principal> allowed(Ctx& ctx, Principal who) {
-  if (ctx.idempotency != nullptr) {
-    Result<bool> go_on = ctx.idempotency->after_auth();
-    if (!go_on.ok()) return std::move(go_on.error());
-  }
+  Result<bool> go_on = ctx.tx->after_auth();
+  if (!go_on.ok()) return std::move(go_on.error());
   return who;
 }
 

@@ -33,7 +33,7 @@ struct Principal {
   int64_t api_key_id = 0;
   // The key's name as its check read it (for logs and audit entries);
   // empty for a session, and in the `who` a write's statements are built
-  // from (write.h), which precedes the check.
+  // from (request_tx.h), which precedes the check.
   std::string api_key_name;
 };
 
@@ -112,16 +112,16 @@ Result<std::string> issue_token(Ctx& ctx, int64_t user_id,
                                 std::optional<Db::Query> also = std::nullopt);
 
 // The statement that revokes the session of the presented token (logout,
-// through write_once()).
+// through send_once()).
 Db::Query revoke_session_query(const Principal& who);
 
-// --- For writes (common/write.h) -------------------------------------------
+// --- For writes (common/request_tx.h) -------------------------------------------
 
 // Who may make a write: any live session (the caller's own records), or a
 // member of the X-Tenant-ID tenant or of the tenant in the path, with at
 // least `min_role`; or anyone (kAnyone: no session to check, the write
 // statement checks what the request presents, as an invitation's token
-// does; write_once() only, on a route that takes no Idempotency-Key).
+// does; send_once() only, on a route that takes no Idempotency-Key).
 struct Access {
   enum class Kind { kSession, kTenantHeader, kPathTenant, kAnyone };
   Kind kind = Kind::kSession;

@@ -314,19 +314,63 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
   return out;
 }
 
-std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {
-  std::vector<DbResult> r = run_pipeline(queries);
-  bool retry_safe = !tx_open_;
-  for (const Query& q : queries) retry_safe = retry_safe && q.stmt->reads;
-  if (retry_safe && !r.empty() && !r[0].ok() && r[0].error().kind == DbErrorKind::kConnection) {
-    disconnect();
-    r = run_pipeline(queries);
-  }
-  return r;
+namespace {
+
+// The READ ONLY marker of a send (Db::SendMode::read_only): the first
+// statement of its pipeline, which makes the pipeline's implicit
+// transaction read-only.
+const Statement kReadOnly{"ca_read_only", "SELECT set_config('transaction_read_only', 'on', true)"};
+
+std::vector<DbResult> all_failed(size_t n, const DbError& err) {
+  std::vector<DbResult> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.emplace_back(err);
+  return out;
 }
 
-static DbError lost_in_transaction() {
+DbError not_started() {
+  return DbError{DbErrorKind::kTimeout, "",
+                 "not started: it could still be running at the request's time limit", ""};
+}
+
+DbError lost_in_transaction() {
   return DbError{DbErrorKind::kConnection, "", "connection lost inside a transaction", ""};
+}
+
+}  // namespace
+
+bool Db::too_late_to_start() const {
+  return deadline_ - std::chrono::steady_clock::now() <
+         std::chrono::milliseconds(statement_timeout_ms_);
+}
+
+std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {
+  if (tx_open_) return run_pipeline(queries);
+  if (!mode_.repeatable) {
+    drop_if_closed();
+    if (too_late_to_start()) return all_failed(queries.size(), not_started());
+  }
+  std::vector<Query> marked;
+  const std::vector<Query>* sent = &queries;
+  if (mode_.read_only) {
+    marked.reserve(queries.size() + 1);
+    marked.push_back({&kReadOnly, {}});
+    marked.insert(marked.end(), queries.begin(), queries.end());
+    sent = &marked;
+  }
+  auto send = [&] {
+    std::vector<DbResult> r = run_pipeline(*sent);
+    if (mode_.read_only) r.erase(r.begin());
+    return r;
+  };
+  std::vector<DbResult> r = send();
+  if (mode_.repeatable && !r.empty() && !r[0].ok() &&
+      r[0].error().kind == DbErrorKind::kConnection) {
+    // The server restarted or the connection broke: one fresh try.
+    disconnect();
+    r = send();
+  }
+  return r;
 }
 
 DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
@@ -344,16 +388,11 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
 
 DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
   bool autocommit = !tx_open_ && !in_transaction();
-  bool reads = stmt.reads;
-  if (autocommit && !reads &&
-      deadline_ - std::chrono::steady_clock::now() <
-          std::chrono::milliseconds(statement_timeout_ms_)) {
-    return DbError{DbErrorKind::kTimeout, "",
-                   "not started: it could still be running at the request's time limit", ""};
-  }
-  bool retry_safe = autocommit && reads;
+  // A marked send is a pipeline of two (the marker, the statement).
+  if (autocommit && mode_.read_only) return std::move(pipeline({{&stmt, params}})[0]);
+  if (autocommit && !mode_.repeatable && too_late_to_start()) return not_started();
   DbResult r = run(stmt, params);
-  if (!r.ok() && r.error().kind == DbErrorKind::kConnection && retry_safe) {
+  if (!r.ok() && r.error().kind == DbErrorKind::kConnection && autocommit && mode_.repeatable) {
     // The server restarted or the connection broke: one fresh try.
     disconnect();
     r = run(stmt, params);
@@ -370,55 +409,39 @@ DbResult Db::exec_sql(const char* sql) {
   return check(PQexec(conn_, sql));
 }
 
-std::vector<DbResult> Db::begin_request(const std::vector<Query>& queries) {
+std::vector<DbResult> Db::begin(const std::vector<Query>& queries) {
   // Prepared once per connection like any statement: the extended protocol
   // takes transaction control too.
-  static const Statement kBegin{"ca_request_begin", "BEGIN"};
+  static const Statement kBegin{"ca_begin", "BEGIN"};
   drop_if_closed();
   std::vector<Query> all;
   all.reserve(queries.size() + 1);
   all.push_back({&kBegin, {}});
   all.insert(all.end(), queries.begin(), queries.end());
   std::vector<DbResult> r = run_pipeline(all);
-  if (r[0].ok()) {
-    request_tx_ = true;
-    request_failed_ = false;
-    tx_open_ = true;
-  }
+  if (r[0].ok()) tx_open_ = true;
   r.erase(r.begin());
   return r;
 }
 
-void Db::rollback_request() {
-  if (!request_tx_) return;
+void Db::rollback() {
+  if (!tx_open_) return;
   DbResult r = exec_sql("ROLLBACK");
   (void)r;
-  request_tx_ = false;
-  request_failed_ = false;
   tx_open_ = false;
 }
 
-DbResult Db::commit_request(const std::vector<Query>& queries) {
-  std::vector<DbResult> r = commit_request_results(queries);
-  // The first failure says why.
-  for (DbResult& result : r) {
-    if (!result.ok()) return std::move(result);
+std::vector<DbResult> Db::commit(const std::vector<Query>& queries) {
+  static const Statement kCommit{"ca_commit", "COMMIT"};
+  if (!tx_open_) {
+    return all_failed(queries.size() + 1, {DbErrorKind::kOther, "", "no transaction", ""});
   }
-  return std::move(r.back());
-}
-
-std::vector<DbResult> Db::commit_request_results(const std::vector<Query>& queries) {
-  static const Statement kCommit{"ca_request_commit", "COMMIT"};
-  auto fail_all = [&](const DbError& err) {
-    std::vector<DbResult> out;
-    for (size_t i = 0; i <= queries.size(); ++i) out.emplace_back(err);
-    return out;
-  };
-  if (!request_tx_) return fail_all({DbErrorKind::kOther, "", "no request transaction", ""});
   if (std::chrono::steady_clock::now() > deadline_) {
-    rollback_request();
-    return fail_all({DbErrorKind::kTimeout, "",
-                     "the request ran past its time limit; rolled back instead of committed", ""});
+    rollback();
+    return all_failed(
+        queries.size() + 1,
+        {DbErrorKind::kTimeout, "",
+         "the request ran past its time limit; rolled back instead of committed", ""});
   }
   std::vector<Query> all = queries;
   all.push_back({&kCommit, {}});
@@ -434,8 +457,6 @@ std::vector<DbResult> Db::commit_request_results(const std::vector<Query>& queri
     }
     break;
   }
-  request_tx_ = false;
-  request_failed_ = false;
   tx_open_ = false;
   return r;
 }
@@ -451,56 +472,8 @@ void Db::drop_if_closed() {
 
 std::vector<DbResult> Db::write_pipeline(const std::vector<Query>& queries) {
   drop_if_closed();
-  if (deadline_ - std::chrono::steady_clock::now() <
-      std::chrono::milliseconds(statement_timeout_ms_)) {
-    std::vector<DbResult> out;
-    for (size_t i = 0; i < queries.size(); ++i) {
-      out.emplace_back(DbError{DbErrorKind::kTimeout, "",
-                               "not started: it could still be running at the request's time limit",
-                               ""});
-    }
-    return out;
-  }
+  if (too_late_to_start()) return all_failed(queries.size(), not_started());
   return run_pipeline(queries);
-}
-
-Transaction::Transaction(Db& db) : db_(db) {
-  if (db_.request_tx_) {
-    joined_ = true;
-    began_ = true;
-    return;
-  }
-  DbResult r = db_.exec_sql("BEGIN");
-  began_ = r.ok();
-  if (!began_) begin_error_ = r.error();
-  db_.tx_open_ = began_;
-}
-
-Transaction::~Transaction() {
-  if (joined_) {
-    if (!done_) db_.request_failed_ = true;
-    return;
-  }
-  if (began_ && !done_) {
-    DbResult r = db_.exec_sql("ROLLBACK");
-    (void)r;
-  }
-  db_.tx_open_ = false;
-}
-
-DbResult Transaction::commit() {
-  done_ = true;
-  if (joined_) return Rows(nullptr);  // the request transaction commits it
-  if (std::chrono::steady_clock::now() > db_.deadline_) {
-    DbResult rolled_back = db_.exec_sql("ROLLBACK");
-    (void)rolled_back;
-    db_.tx_open_ = false;
-    return DbError{DbErrorKind::kTimeout, "",
-                   "the request ran past its time limit; rolled back instead of committed", ""};
-  }
-  DbResult r = db_.exec_sql("COMMIT");
-  db_.tx_open_ = false;
-  return r;
 }
 
 }  // namespace ca

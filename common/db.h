@@ -34,58 +34,14 @@
 
 namespace ca {
 
-namespace statement_text {
-constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
-constexpr bool word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-// `word` (upper case) at `at` in `sql`, in any case.
-constexpr bool word_at(std::string_view sql, size_t at, std::string_view word) {
-  if (at + word.size() > sql.size()) return false;
-  for (size_t i = 0; i < word.size(); ++i) {
-    if (lower(sql[at + i]) != lower(word[i])) return false;
-  }
-  return true;
-}
-// True when `word` stands in `sql` as a whole word, in any case.
-constexpr bool has_word(std::string_view sql, std::string_view word) {
-  for (size_t i = 0; i + word.size() <= sql.size(); ++i) {
-    if (!word_at(sql, i, word)) continue;
-    bool starts = i == 0 || !word_char(sql[i - 1]);
-    bool ends = i + word.size() == sql.size() || !word_char(sql[i + word.size()]);
-    if (starts && ends) return true;
-  }
-  return false;
-}
-}  // namespace statement_text
-
-// True for a statement that only reads, which is safe to repeat on a fresh
-// connection: "SELECT ...", or "WITH ..." whose common table expressions
-// modify nothing (the list statements: a total and a page). Conservative: a
-// WITH that names INSERT, UPDATE or DELETE anywhere (FOR UPDATE included) is
-// not repeated.
-constexpr bool statement_reads(std::string_view sql) {
-  using namespace statement_text;
-  size_t start = 0;
-  while (start < sql.size() && (sql[start] == ' ' || sql[start] == '\n' || sql[start] == '\t')) {
-    ++start;
-  }
-  sql.remove_prefix(start);
-  if (word_at(sql, 0, "SELECT")) return true;
-  if (!word_at(sql, 0, "WITH")) return false;
-  return !has_word(sql, "INSERT") && !has_word(sql, "UPDATE") && !has_word(sql, "DELETE");
-}
-
 // A prepared statement: its name on every connection and its text. Whether
-// it only reads (statement_reads()) is decided once, when it is made (at
-// compile time for a constant), not on every execution: the text of a
-// write is thousands of characters.
+// a statement may be repeated on a fresh connection is not read from its
+// text: it is the route's (Db::SendMode, common/request_tx.h).
 struct Statement {
   constexpr Statement() = default;
-  constexpr Statement(const char* n, const char* s) : name(n), sql(s), reads(statement_reads(s)) {}
+  constexpr Statement(const char* n, const char* s) : name(n), sql(s) {}
   const char* name = nullptr;
   const char* sql = nullptr;
-  bool reads = false;
 };
 
 enum class DbErrorKind {
@@ -237,79 +193,89 @@ class Db {
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
-  // Runs a named prepared statement. Outside a transaction a plain SELECT
-  // that fails because the connection was lost is retried once on a new
-  // connection (a server restart costs no request). A write is never
-  // retried: its reply may be what was lost, and running it twice is worse.
+  // How the sends of the current request go out; set per request by its
+  // RequestTx (common/request_tx.h) from the route, never from a
+  // statement's text. Outside a request (the worker, the CLI): the default,
+  // nothing repeated, nothing marked.
+  struct SendMode {
+    // The route's statements may be repeated: a send that fails because
+    // the connection was lost, outside a transaction, is sent once more on
+    // a new connection (a server restart costs no request). Off, a send
+    // may have written before its reply was lost: never repeated, and not
+    // started when it could still be running at the request's deadline.
+    bool repeatable = false;
+    // Every send outside a transaction runs READ ONLY: the first statement
+    // of its pipeline makes the pipeline's implicit transaction read-only
+    // (set_config('transaction_read_only', 'on', true), no round trip of
+    // its own; SET TRANSACTION would log a warning there).
+    bool read_only = false;
+  };
+  void set_send_mode(SendMode mode) { mode_ = mode; }
+  SendMode send_mode() const { return mode_; }
+
+  // Runs a named prepared statement: one send (see SendMode).
   DbResult exec(const Statement& stmt, const std::vector<Param>& params = {});
 
   // Runs several statements in one round trip (libpq pipeline mode) and
-  // returns their results in order. They run in one implicit transaction: if
-  // one fails, the ones after it come back as errors too. Not inside a
-  // Transaction. Retried like exec() when every statement is a plain SELECT.
+  // returns their results in order. Outside a transaction they run in one
+  // implicit transaction (PostgreSQL commits it at the pipeline's Sync): if
+  // one fails, the ones after it come back as errors and none of it
+  // commits. Repeated like exec() (SendMode).
   struct Query {
     const Statement* stmt;
     std::vector<Param> params;
   };
   std::vector<DbResult> pipeline(const std::vector<Query>& queries);
 
-  // Runs plain SQL without parameters (BEGIN, COMMIT, migrations).
+  // Runs plain SQL without parameters (migrations).
   DbResult exec_sql(const char* sql);
 
-  // For writes outside a transaction (common/write.h): `queries` in one round
-  // trip as one implicit transaction, committed when the last one succeeded,
-  // all rolled back when one failed (the ones after it come back as errors).
-  // Never retried. Not started past the request's deadline, like a write by
-  // exec(): every result is then a kTimeout error.
+  // `queries` in one round trip as one implicit transaction, committed when
+  // the last one succeeded, all rolled back when one failed (the ones after
+  // it come back as errors). Never repeated. Not started past the request's
+  // deadline, like a send that may not be repeated: every result is then a
+  // kTimeout error.
   std::vector<DbResult> write_pipeline(const std::vector<Query>& queries);
 
+  // An explicit transaction over several round trips (common/request_tx.h
+  // is its one user in the handlers): begin() sends BEGIN in the same round
+  // trip as `queries` (libpq pipeline), which then run inside it, and
+  // returns their results; the transaction is open when BEGIN succeeded,
+  // whatever the queries did. While it is open a lost connection fails
+  // every statement instead of reconnecting into autocommit.
+  std::vector<DbResult> begin(const std::vector<Query>& queries);
+  // Runs `queries`, then COMMIT, in one round trip; every result, one per
+  // query, then COMMIT's. Rolls back when one of them fails (the failed one
+  // and those after it are errors) or past the request's deadline (all
+  // kTimeout errors).
+  std::vector<DbResult> commit(const std::vector<Query>& queries);
+  // Rolls the open transaction back (nothing when none is open).
+  void rollback();
+  bool transaction_open() const { return tx_open_; }
+
   bool in_transaction() const;
-  // Nothing this connection writes commits after `deadline`: a Transaction
-  // then rolls back and commit() fails with kTimeout, and a write outside a
-  // transaction that could still be running then (it may take the statement
-  // timeout) is not started (kTimeout). The serve loop sets it per request,
-  // so that nothing commits once nginx may have given up waiting: statements
-  // that each stay under the statement timeout can take longer in total,
-  // and a request may have waited for a thread before. None by default.
+  // Nothing this connection writes commits after `deadline`: commit() then
+  // rolls back and fails with kTimeout, and a send that may not be repeated
+  // outside a transaction and could still be running then (it may take the
+  // statement timeout) is not started (kTimeout). The serve loop sets it
+  // per request, so that nothing commits once nginx may have given up
+  // waiting: statements that each stay under the statement timeout can
+  // take longer in total, and a request may have waited for a thread
+  // before. None by default.
   void set_request_deadline(std::chrono::steady_clock::time_point deadline) {
     deadline_ = deadline;
   }
   // Connects if needed; false (and logs) when the server cannot be reached.
   bool ensure_connected();
 
-  // The request transaction: one transaction around a whole request, so
-  // that what its handler writes and what the request records about itself
-  // (common/idempotency.h) commit together. begin_request() sends BEGIN in
-  // the same round trip as `queries` (libpq pipeline), which then run inside
-  // it, and returns their results; the transaction is open when BEGIN
-  // succeeded, whatever the queries did (request_open()). While it is open, a
-  // Transaction joins it instead of starting its own: its BEGIN and COMMIT
-  // are skipped, and one that ends without commit() marks the request
-  // transaction failed (request_failed()); nothing of it may then commit. A
-  // handler must not write after a Transaction of its own ended without
-  // commit (without a request transaction that write would commit).
-  std::vector<DbResult> begin_request(const std::vector<Query>& queries);
-  bool request_open() const { return request_tx_; }
-  bool request_failed() const { return request_failed_; }
-  // Runs `queries`, then COMMIT, in one round trip. Fails (and rolls back)
-  // when one of them fails or past the request's deadline, like commit().
-  DbResult commit_request(const std::vector<Query>& queries);
-  // The same, with every result: one per query, then COMMIT's. On a failure
-  // (rolled back) the failed one and those after it are errors.
-  std::vector<DbResult> commit_request_results(const std::vector<Query>& queries);
-  // A request transaction that must not commit any more (a write of it
-  // failed): request_failed() becomes true.
-  void fail_request() {
-    if (request_tx_) request_failed_ = true;
-  }
-  // Rolls the request transaction back (nothing when none is open).
-  void rollback_request();
-
  private:
   DbResult run(const Statement& stmt, const std::vector<Param>& params);
   // Prepares `stmt` on this connection unless it already is.
   DbResult prepare(const Statement& stmt);
   std::vector<DbResult> run_pipeline(const std::vector<Query>& queries);
+  // A send outside a transaction that may not be repeated and could still
+  // be running at the request's deadline.
+  bool too_late_to_start() const;
   DbResult check(PGresult* raw);
   void disconnect();
   // Before a write that is never retried: a connection the server closed
@@ -319,44 +285,14 @@ class Db {
   // are retried.) One poll() of the socket.
   void drop_if_closed();
 
-  friend class Transaction;
-
   std::string conninfo_;
   int statement_timeout_ms_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   PGconn* conn_ = nullptr;
-  // Set between a Transaction's BEGIN and its end: a lost connection then
-  // fails every statement instead of reconnecting into autocommit.
+  SendMode mode_;
+  // Set between begin()'s BEGIN and the transaction's end.
   bool tx_open_ = false;
-  // A request transaction is open (begin_request()); a Transaction in it
-  // ended without commit.
-  bool request_tx_ = false;
-  bool request_failed_ = false;
   std::unordered_set<const Statement*> prepared_;
-};
-
-// A transaction on `db`: BEGIN at construction, ROLLBACK at destruction
-// unless commit() succeeded. Inside a request transaction it is part of that
-// one (see Db::begin_request): commit() then commits nothing yet.
-class Transaction {
- public:
-  explicit Transaction(Db& db);
-  ~Transaction();
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-
-  // False when BEGIN failed; begin_error() then says why (answer it with
-  // Error::database: a database that cannot be reached is a 503).
-  bool began() const { return began_; }
-  const DbError& begin_error() const { return begin_error_; }
-  DbResult commit();
-
- private:
-  Db& db_;
-  bool began_ = false;
-  bool done_ = false;
-  bool joined_ = false;  // part of the request transaction
-  DbError begin_error_;
 };
 
 }  // namespace ca

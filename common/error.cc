@@ -185,7 +185,7 @@ Error Error::database(const DbError& error) {
     fields.add(c->field, c->message);
     return invalid(std::move(fields));
   }
-  // A write statement's own refusal (ca_refuse(), sql/014; common/write.h):
+  // A write statement's own refusal (ca_refuse(), sql/014; common/request_tx.h):
   // its message is the answer's.
   if (error.sqlstate == "CA400") return bad_request(error.message);
   if (error.sqlstate == "CA409") return conflict(error.message);

@@ -70,7 +70,7 @@ enum class ErrorKind {
   kInternal,          // 500; the message is logged, never sent
   kUnavailable,       // 503 with Retry-After
   // The answer was decided elsewhere: an idempotent replay, which
-  // IdempotentRequest::finish() puts in its place. Never rendered (a 500 if it were).
+  // RequestTx::end() (common/request_tx.h) puts in its place. Never rendered (a 500 if it were).
   kAnswered,
 };
 

@@ -28,7 +28,7 @@
   " AND (w.events @> jsonb_build_array(e.type) OR w.events @> '[\"*\"]')"
 
 // A write statement that records its own events (one round trip: see
-// common/write.h): the CTEs `new_events`, the events of tenant `TENANT` (a
+// common/request_tx.h): the CTEs `new_events`, the events of tenant `TENANT` (a
 // parameter) that `SELECT` (a query with the columns tenant_id, type,
 // payload as jsonb) yields, and `new_deliveries`, their deliveries. For
 // `WITH ..., " CA_EVENTS_CTE("$1", "SELECT ... FROM o") " SELECT ...`.
@@ -57,7 +57,7 @@
 
 namespace ca {
 
-// The event as a query to send with others (a pipeline, WriteTx::commit()).
+// The event as a query to send with others (a pipeline, send_last(), common/request_tx.h).
 Db::Query event_query(int64_t tenant_id, std::string_view type, const cJSON* data);
 
 }  // namespace ca

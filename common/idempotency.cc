@@ -85,8 +85,6 @@ const Statement kKeysWithinCap{
 #undef CA_IDEMPOTENCY_HOUR
 #undef CA_KEYS_CAP_STATE
 
-bool is_2xx(int status) { return status >= 200 && status < 300; }
-
 // SHA-256 over method, path, query and body, each preceded by its length
 // (no two different requests give the same input), as a bytea literal.
 std::string request_hash(const Request& req) {
@@ -138,8 +136,7 @@ bool idempotency_key_valid(std::string_view key) {
   return true;
 }
 
-IdempotentRequest::IdempotentRequest(const Request& req, Db& db, int64_t keys_max)
-    : db_(db), keys_max_(keys_max) {
+IdempotencyKey::IdempotencyKey(const Request& req, int64_t keys_max) : keys_max_(keys_max) {
   if (!req.idempotency_key || !idempotency_key_valid(*req.idempotency_key)) {
     state_ = State::kMalformed;
     return;
@@ -148,28 +145,13 @@ IdempotentRequest::IdempotentRequest(const Request& req, Db& db, int64_t keys_ma
   request_hash_ = request_hash(req);
 }
 
-IdempotentRequest::~IdempotentRequest() { db_.rollback_request(); }
-
-DbResult IdempotentRequest::check_and_claim(const Db::Query& check, int64_t user_id,
-                                            int64_t tenant_id) {
-  if (state_ != State::kPending) return db_.exec(*check.stmt, check.params);
-  return std::move(begin_write(check, user_id, tenant_id, {})[0]);
-}
-
-std::vector<DbResult> IdempotentRequest::begin_write(const Db::Query& check, int64_t user_id,
-                                                     int64_t tenant_id,
-                                                     const std::vector<Db::Query>& then) {
-  std::vector<Db::Query> queries{check};
-  if (state_ != State::kPending) {
-    queries.insert(queries.end(), then.begin(), then.end());
-    return db_.begin_request(queries);
-  }
+Db::Query IdempotencyKey::claim(int64_t user_id, int64_t tenant_id) {
   user_id_ = user_id;
   tenant_id_ = tenant_id;
-  queries.push_back({&kClaim, {tenant_id, user_id, key_, request_hash_, kIdempotencyKeyLifetime}});
-  queries.insert(queries.end(), then.begin(), then.end());
-  std::vector<DbResult> r = db_.begin_request(queries);
-  DbResult& claim = r[1];
+  return {&kClaim, {tenant_id, user_id, key_, request_hash_, kIdempotencyKeyLifetime}};
+}
+
+void IdempotencyKey::claimed(DbResult& claim) {
   if (!claim.ok()) {
     state_ = State::kClaimFailed;
     claim_error_ = claim.error();
@@ -186,11 +168,9 @@ std::vector<DbResult> IdempotentRequest::begin_write(const Db::Query& check, int
       replay_ = std::move(stored);
     }
   }
-  r.erase(r.begin() + 1);  // the claim's
-  return r;
 }
 
-Result<bool> IdempotentRequest::after_auth() {
+Result<bool> IdempotencyKey::after_auth() {
   switch (state_) {
     case State::kMalformed:
       state_ = State::kDone;
@@ -216,43 +196,27 @@ Result<bool> IdempotentRequest::after_auth() {
   }
 }
 
-Result<Response> IdempotentRequest::finish(Result<Response> handler_answer) {
-  bool answered_2xx = handler_answer.ok() && is_2xx(handler_answer->status);
-  if (!db_.request_open()) {
-    if (state_ == State::kPending && answered_2xx) {
-      // The route opted in, but its handler does not authenticate through
-      // common/auth.cc: nothing was claimed or stored.
-      log_error("Idempotency-Key ignored: the handler never checked the session through auth.h");
-    }
-    return handler_answer;
+std::optional<Response> IdempotencyKey::replay() {
+  if (state_ != State::kDone) return std::nullopt;
+  std::optional<Response> out = std::move(replay_);
+  replay_.reset();
+  return out;
+}
+
+std::vector<Db::Query> IdempotencyKey::store(const Response& answer) const {
+  return {{&kStore,
+           {tenant_id_, user_id_, key_, request_hash_, answer.status, headers_text(answer),
+            answer.body}},
+          {&kKeysCount, {tenant_id_, user_id_}},
+          {&kKeysWithinCap, {tenant_id_, user_id_, keys_max_}}};
+}
+
+Error IdempotencyKey::store_failed(const DbError& error) const {
+  if (error.sqlstate == kKeysCapState) {
+    return Error::limit_reached("idempotency keys per user and tenant in 24 hours", keys_max_,
+                                "IDEMPOTENCY_KEYS_MAX_PER_USER");
   }
-  if (state_ == State::kDone && replay_) {  // after_auth() gave the stored answer
-    db_.rollback_request();
-    return std::move(*replay_);
-  }
-  if (state_ != State::kProceeding || !answered_2xx || db_.request_failed()) {
-    if (db_.request_failed() && answered_2xx) {
-      log_warn("keyed request answered %d after rolling back its transaction: not stored",
-               handler_answer->status);
-    }
-    db_.rollback_request();
-    return handler_answer;
-  }
-  const Response& response = *handler_answer;
-  DbResult committed =
-      db_.commit_request({{&kStore,
-                           {tenant_id_, user_id_, key_, request_hash_, response.status,
-                            headers_text(response), response.body}},
-                          {&kKeysCount, {tenant_id_, user_id_}},
-                          {&kKeysWithinCap, {tenant_id_, user_id_, keys_max_}}});
-  if (!committed.ok()) {
-    if (committed.error().sqlstate == kKeysCapState) {
-      return Error::limit_reached("idempotency keys per user and tenant in 24 hours", keys_max_,
-                                  "IDEMPOTENCY_KEYS_MAX_PER_USER");
-    }
-    return Error::database(committed.error());
-  }
-  return handler_answer;
+  return Error::database(error);
 }
 
 }  // namespace ca

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "write.h"
+#include "request_tx.h"
 
 namespace ca {
 

@@ -6,9 +6,9 @@
 
 #include "auth.h"
 #include "error.h"
-#include "idempotency.h"
 #include "log.h"
 #include "metrics.h"
+#include "request_tx.h"
 #include "tenant_budget.h"
 
 namespace ca {
@@ -38,17 +38,17 @@ int64_t named_tenant(const Request& req, const RouteMatch& m) {
   return 0;
 }
 
-// The route's handler, through the Idempotency-Key wrapper when the route
-// takes one and the request has one (whose transaction is over when this
-// returns).
+// The route's handler inside the request's one transaction
+// (common/request_tx.h), which is over when this returns: committed with
+// a 2xx answer (and a keyed request's answer stored with it), rolled back
+// otherwise; a keyed request's stored answer replayed instead.
 Response serve_route(const RouteMatch& m, Ctx& ctx, const Request& req, Db& db,
                      const Config& config) {
-  if (m.idempotent && req.idempotency_key) {
-    IdempotentRequest keyed(req, db, config.idempotency_keys_max_per_user);
-    ctx.idempotency = &keyed;
-    return respond(keyed.finish(call_handler(m.handler, ctx)), m.error_style);
-  }
-  return respond(call_handler(m.handler, ctx), m.error_style);
+  RequestTx tx(req, db, m, config);
+  ctx.tx = &tx;
+  Response resp = respond(tx.end(call_handler(m.handler, ctx)), m.error_style);
+  ctx.tx = nullptr;
+  return resp;
 }
 
 }  // namespace
@@ -67,7 +67,7 @@ Response dispatch(const Router& router, Request& req, Db& db, const Config& conf
   }
   req.params = std::move(m.params);
   log_request_context().route = m.pattern;
-  Ctx ctx{req, db, config, /*idempotency=*/nullptr, m.scope, /*key_to_stamp=*/{}};
+  Ctx ctx{req, db, config, /*tx=*/nullptr, m.scope, /*key_to_stamp=*/{}};
   // A route that declares no scope takes no API key: refused here, before
   // any other check and without a database round trip, whatever the key
   // (docs/decisions/0106-api-key-checks.md).

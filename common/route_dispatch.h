@@ -1,5 +1,6 @@
 // One request through the route table: the matching route's handler called
-// (with Idempotency-Key replay when the route takes it), or 404/405.
+// inside the request's one transaction (common/request_tx.h, which also
+// replays a stored Idempotency-Key answer), or 404/405.
 //
 // Thread-safe as far as its arguments are: the Router is read-only, the
 // Request and Db belong to the calling thread.

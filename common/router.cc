@@ -55,6 +55,8 @@ bool Router::match_segments(const Compiled& c, std::string_view path,
   return true;
 }
 
+bool read_method(std::string_view method) { return method == "GET" || method == "HEAD"; }
+
 RouteMatch Router::match(std::string_view method, std::string_view path) const {
   RouteMatch m;
   std::vector<int64_t> params;
@@ -67,6 +69,7 @@ RouteMatch Router::match(std::string_view method, std::string_view path) const {
       m.idempotent = c.route.idempotent;
       m.error_style = c.route.error_style;
       m.scope = c.route.scope;
+      m.repeatable = c.route.repeatable;
       m.params = std::move(params);
       return m;
     }

@@ -14,8 +14,8 @@
 #include "error.h"
 #include "events.h"
 #include "json_rendered.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -161,19 +161,19 @@ Result<Response> announcements_create(Ctx& ctx) {
   };
   if (fields.target_type == "users" && fields.target_value) {
     // The members check first, with the session check; the insert with
-    // COMMIT: two round trips (common/write.h).
-    CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+    // COMMIT: two round trips (common/request_tx.h).
+    CA_TRY(w, send_first(ctx, Access::tenant_header(), [&](const Principal& who) {
              return Queries{{&kTargetsAreMembers, {who.tenant_id, *fields.target_value}}};
            }));
-    if (!w.check(0).rows().boolean(0, "all_members")) {
+    if (!w.results[0].rows().boolean(0, "all_members")) {
       errs.add("target_value", kTargetsNotMembers);
       return Error::invalid(errs);
     }
-    CA_TRY(done, w.commit({{&kCreate, params_for(w.who())}}));
+    CA_TRY(done, send_last(ctx, {{&kCreate, params_for(w.who)}}));
     return Response::success(201, "Announcement created", json_rendered(done[0].rows(), 0));
   }
   // The session check, the insert and its event: one round trip.
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kCreate, params_for(who)}};
          }));
   return Response::success(201, "Announcement created", json_rendered(w.results[0].rows(), 0));
@@ -184,13 +184,13 @@ Result<Response> announcements_update(Ctx& ctx) {
   Result<Json> body = parse_json_object(ctx.req);
   if (!body.ok()) return refuse_before_write(ctx, Access::tenant_header(), body);
   // The record locked with the session check; the update and its event
-  // with COMMIT (common/write.h).
-  CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+  // with COMMIT (common/request_tx.h).
+  CA_TRY(w, send_first(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kLoadForUpdate, {who.tenant_id, id}}};
          }));
-  const int64_t tenant_id = w.who().tenant_id;
+  const int64_t tenant_id = w.who.tenant_id;
   FieldErrors errs;
-  const Rows& current = w.check(0).rows();
+  const Rows& current = w.results[0].rows();
   if (current.empty()) {
     // Validation comes before existence (docs/design/api-conventions.md): a bad body is a
     // 422 even here.
@@ -212,14 +212,14 @@ Result<Response> announcements_update(Ctx& ctx) {
   std::vector<Param> params{tenant_id, id};
   announcement_params(fields, &params);
   params.emplace_back(previous_status != "published");
-  params.emplace_back(audit_who(ctx, w.who()));
-  CA_TRY(done, w.commit({{&kUpdate, params}}));
+  params.emplace_back(audit_who(ctx, w.who));
+  CA_TRY(done, send_last(ctx, {{&kUpdate, params}}));
   return Response::success(200, "Announcement updated", json_rendered(done[0].rows(), 0));
 }
 
 Result<Response> announcements_archive(Ctx& ctx) {
-  // The session check and the archiving: one round trip (common/write.h).
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  // The session check and the archiving: one round trip (common/request_tx.h).
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kArchive, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
          }));
   if (w.results[0].rows().empty()) return Error::not_found("Announcement not found");

@@ -6,7 +6,7 @@
 #include "auth.h"
 #include "db.h"
 #include "error.h"
-#include "write.h"
+#include "request_tx.h"
 
 namespace ca {
 namespace {
@@ -53,8 +53,8 @@ const Statement kDismiss{
     "SELECT 1 FROM read_record r"};
 
 Result<Response> record(Ctx& ctx, const Statement& stmt, const char* message) {
-  // The session check and the write: one round trip (common/write.h).
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  // The session check and the write: one round trip (common/request_tx.h).
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&stmt, {who.tenant_id, ctx.req.params[0], who.user_id}}};
          }));
   if (w.results[0].rows().empty()) return Error::not_found("Announcement not found");

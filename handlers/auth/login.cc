@@ -8,8 +8,8 @@
 #include "error.h"
 #include "json_rendered.h"
 #include "password.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -128,11 +128,11 @@ Result<Response> login_handler(Ctx& ctx) {
   return Response::json(200, out);
 }
 
-// The session check and the revoke: one round trip (common/write.h). A
+// The session check and the revoke: one round trip (common/request_tx.h). A
 // token whose session is no longer live is refused (401) before the revoke.
 Result<Response> logout_handler(Ctx& ctx) {
-  CA_TRY(w, write_once(ctx, Access::session(),
-                       [&](const Principal& who) { return Queries{revoke_session_query(who)}; }));
+  CA_TRY(w, send_once(ctx, Access::session(),
+                      [&](const Principal& who) { return Queries{revoke_session_query(who)}; }));
   (void)w;
   Json out = json_object();
   json_add_str(out.get(), "message", "Logged out");

@@ -7,8 +7,8 @@
 #include "events.h"
 #include "json_rendered.h"
 #include "page_rows.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -138,7 +138,7 @@ Result<Response> categories_create(Ctx& ctx) {
   if (!body.ok() || !errs.empty())
     return refuse_before_write(ctx, Access::tenant_header(), body, errs);
   // A taken name: 422 (common/error.cc).
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{
                {&kCreate, {who.tenant_id, name.value, opt(description), audit_who(ctx, who)}}};
          }));
@@ -146,7 +146,7 @@ Result<Response> categories_create(Ctx& ctx) {
 }
 
 Result<Response> categories_toggle(Ctx& ctx) {
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kToggle, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
          }));
   const Rows& rows = w.results[0].rows();
@@ -171,7 +171,7 @@ Result<Response> categories_update(Ctx& ctx) {
   if (!body.ok() || !errs.empty())
     return refuse_before_write(ctx, Access::tenant_header(), body, errs);
   // A taken name: 422 (common/error.cc).
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kUpdate,
                            {who.tenant_id, ctx.req.params[0], opt(name), description.present,
                             opt(description), audit_who(ctx, who)}}};
@@ -182,14 +182,14 @@ Result<Response> categories_update(Ctx& ctx) {
 }
 
 Result<Response> categories_delete(Ctx& ctx) {
-  // The locks with the session check, then the detaching and COMMIT (common/write.h).
-  CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+  // The locks with the session check, then the detaching and COMMIT (common/request_tx.h).
+  CA_TRY(w, send_first(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kLockForDelete, {who.tenant_id, ctx.req.params[0]}},
                           {&kLockProductsForDelete, {who.tenant_id, ctx.req.params[0]}}};
          }));
-  if (w.check(0).rows().empty()) return not_found();
+  if (w.results[0].rows().empty()) return not_found();
   CA_TRY(done,
-         w.commit({{&kDelete, {w.who().tenant_id, ctx.req.params[0], audit_who(ctx, w.who())}}}));
+         send_last(ctx, {{&kDelete, {w.who.tenant_id, ctx.req.params[0], audit_who(ctx, w.who)}}}));
   (void)done;
   return Response::success(200, "Category deleted");
 }

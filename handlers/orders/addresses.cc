@@ -9,9 +9,9 @@
 #include "json_rendered.h"
 #include "orders.h"
 #include "page_rows.h"
+#include "request_tx.h"
 #include "user_turn.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -64,8 +64,8 @@ Result<Response> addresses_create(Ctx& ctx) {
   }
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
   // The session check, the user's turn, the count and the insert: one
-  // round trip (common/write.h).
-  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+  // round trip (common/request_tx.h).
+  CA_TRY(w, send_once(ctx, Access::session(), [&](const Principal& who) {
            Queries q = turn_under_cap(user_turn(who.user_id), kUnderCap, who.user_id,
                                       ctx.config.addresses_max_per_user, "addresses per user",
                                       "ADDRESSES_MAX_PER_USER");
@@ -80,7 +80,7 @@ Result<Response> addresses_create(Ctx& ctx) {
 Result<Response> addresses_list(Ctx& ctx) { return own_list(ctx, kList, "data"); }
 
 Result<Response> addresses_delete(Ctx& ctx) {
-  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::session(), [&](const Principal& who) {
            return Queries{{&kDelete, {who.user_id, ctx.req.params[0]}}};
          }));
   if (!w.results[0].rows().boolean(0, "deleted")) return Error::not_found("Address not found");

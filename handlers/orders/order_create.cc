@@ -4,7 +4,7 @@
 // products are each checked once, whatever the number of items.
 //
 // A valid request is one statement sent with the session check, in one round
-// trip (common/write.h): it checks the address and the products, and only
+// trip (common/request_tx.h): it checks the address and the products, and only
 // when both pass writes the order, all of its items (one multi-row insert
 // from arrays) and the `order.created` event with its deliveries. A failure
 // anywhere leaves nothing behind.
@@ -23,8 +23,8 @@
 #include "json_rendered.h"
 #include "order_json.h"
 #include "orders.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -293,7 +293,7 @@ Result<Response> orders_create(Ctx& ctx) {
     amounts.push_back(item.amount);
     notes.push_back(quoted(item.notes));
   }
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{
                {&kCreate,
                 {who.tenant_id, who.user_id, *in.address_id, in.payment_type, in.total_amount,

@@ -33,7 +33,7 @@ inline constexpr ErrorStyle kOrderStyle = ErrorStyle::kSuccess;
 Result<Json> order_load(Ctx& ctx, int64_t tenant_id, int64_t order_id);
 
 // The same in two steps, for a write that reads the order back in its own
-// round trip (common/write.h): the query, then the record from its result.
+// round trip (common/request_tx.h): the query, then the record from its result.
 Db::Query order_load_query(int64_t tenant_id, int64_t order_id);
 Result<Json> order_from_result(DbResult& r);
 

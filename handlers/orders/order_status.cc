@@ -3,7 +3,7 @@
 // are final. The order row is locked for the change, so two concurrent moves
 // are applied one after the other and the second is judged against the first
 // one's result. The change and its events commit together, in two round
-// trips with the session check (common/write.h).
+// trips with the session check (common/request_tx.h).
 #include <string>
 #include <string_view>
 
@@ -15,8 +15,8 @@
 #include "events.h"
 #include "order_json.h"
 #include "orders.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -87,20 +87,20 @@ Result<Response> orders_update_status(Ctx& ctx) {
 
   // Round trip 1: the session check and the order, locked. 2: the change,
   // its events, the order read back, COMMIT.
-  CA_TRY(w, WriteTx::begin(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_first(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kLock, {who.tenant_id, id}}};
          }));
-  int64_t tenant_id = w.who().tenant_id;
-  Rows& locked = w.check(0).rows();
+  int64_t tenant_id = w.who.tenant_id;
+  Rows& locked = w.results[0].rows();
   if (locked.empty()) return Error::not_found("Order not found");
   std::string previous = locked.str(0, "status");
   if (!transition_allowed(previous, status.value)) {
     errs.add("status", "The order cannot move from " + previous + " to " + status.value + ".");
     return Error::invalid(errs);
   }
-  Queries writes{{&kSetStatus, {tenant_id, id, status.value, previous, audit_who(ctx, w.who())}},
+  Queries writes{{&kSetStatus, {tenant_id, id, status.value, previous, audit_who(ctx, w.who)}},
                  order_load_query(tenant_id, id)};
-  CA_TRY(done, w.commit(writes));
+  CA_TRY(done, send_last(ctx, writes));
   CA_TRY(order, order_from_result(done.back()));
   return Response::success(200, "Order status updated", std::move(order));
 }

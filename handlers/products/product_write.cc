@@ -1,5 +1,5 @@
 // POST /products, POST /products/{id} (partial update), DELETE /products/{id}.
-// Each write and its outbox event: one statement, one round trip (common/write.h).
+// Each write and its outbox event: one statement, one round trip (common/request_tx.h).
 #include <cstdio>
 
 #include "audit.h"
@@ -9,8 +9,8 @@
 #include "json_rendered.h"
 #include "product_json.h"
 #include "products.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -23,7 +23,7 @@ const Statement kCategoryExists{
     "products_category_exists",
     "SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found"};
 
-// Each write below is one statement (common/write.h): the category check,
+// Each write below is one statement (common/request_tx.h): the category check,
 // the write, the tenant's live count (`counted`, product_counts: sql/006, sql/032)
 // and its event (events.h). An update never changes deleted_at. `category_ok` false: nothing
 // written; `json` NULL with category_ok: no such product.
@@ -149,7 +149,7 @@ Result<Response> products_create(Ctx& ctx) {
   if (body.ok()) p = read_product(body->get(), errs, /*creating=*/true);
   if (!body.ok() || !errs.empty()) return refuse(ctx, body, p, errs);
   CA_TRY(
-      w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+      w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
         return Queries{{&kCreate,
                         {who.tenant_id, p.name.value, opt(p.description), p.price.value,
                          opt(p.stock), opt(p.category_id), opt(p.published), audit_who(ctx, who)}}};
@@ -164,7 +164,7 @@ Result<Response> products_update(Ctx& ctx) {
   ProductInput p;
   if (body.ok()) p = read_product(body->get(), errs, /*creating=*/false);
   if (!body.ok() || !errs.empty()) return refuse(ctx, body, p, errs);
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kUpdate,
                            {who.tenant_id, ctx.req.params[0], opt(p.name), p.description.present,
                             opt(p.description), opt(p.price), opt(p.stock), p.category_id.present,
@@ -175,7 +175,7 @@ Result<Response> products_update(Ctx& ctx) {
 }
 
 Result<Response> products_delete(Ctx& ctx) {
-  CA_TRY(w, write_once(ctx, Access::tenant_header(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
            return Queries{{&kDelete, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
          }));
   if (w.results[0].rows().is_null(0, "json")) return Error::not_found("Product not found");

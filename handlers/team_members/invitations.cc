@@ -17,8 +17,8 @@
 #include "membership_cap.h"
 #include "page_rows.h"
 #include "password.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -168,7 +168,7 @@ const Statement kAcceptable{
 // the account's current tenant (the one place, with tenant creation by the
 // user themselves, that sets users.tenant_id), the user.registered event and
 // its deliveries. When the claim, the account or the membership failed, the
-// statement raises (ca_refuse, CA400 or CA409: common/write.h), so nothing
+// statement raises (ca_refuse, CA400 or CA409: common/request_tx.h), so nothing
 // of it stays and the invitation stays pending.
 const Statement kAccept{
     "invitations_accept",
@@ -239,7 +239,7 @@ Result<Response> invitations_create(Ctx& ctx) {
   // taken, the tenant locked, the caller asked again (one being demoted at
   // this moment must not invite afterwards) and the pending invitations
   // counted. 2: the invitation, COMMIT.
-  CA_TRY(w, WriteTx::begin(ctx, access, [&](const Principal& who) {
+  CA_TRY(w, send_first(ctx, access, [&](const Principal& who) {
            Queries checks{{&kTakeTurn, {tenant_id}}};
            Queries admin = lock_tenant_as_admin(tenant_id, who.user_id);
            checks.insert(checks.end(), admin.begin(), admin.end());
@@ -249,19 +249,19 @@ Result<Response> invitations_create(Ctx& ctx) {
   CA_TRY(admin, still_admin(w, 1));
   (void)admin;
   const int64_t max = ctx.config.invitations_max_pending_per_tenant;
-  if (w.check(3).rows().int64(0, "pending") >= max) {  // rolled back
+  if (w.results[3].rows().int64(0, "pending") >= max) {  // rolled back
     return Error::limit_reached("pending invitations per tenant", max,
                                 "INVITATIONS_MAX_PENDING_PER_TENANT");
   }
   // With mail configured the token goes to the invitee's mailbox only (the
   // outbox row written with the invitation), never to the inviter.
   const bool mailed = ctx.config.mail_enabled();
-  std::vector<Param> params{tenant_id,       email.value,
-                            role.value,      invitation_secret_hash(secret),
-                            w.who().user_id, ctx.config.invitation_ttl_seconds};
+  std::vector<Param> params{tenant_id,     email.value,
+                            role.value,    invitation_secret_hash(secret),
+                            w.who.user_id, ctx.config.invitation_ttl_seconds};
   if (mailed) params.emplace_back(secret);
-  params.emplace_back(audit_who(ctx, w.who()));
-  CA_TRY(done, w.commit({{mailed ? &kCreateMailed : &kCreate, std::move(params)}}));
+  params.emplace_back(audit_who(ctx, w.who));
+  CA_TRY(done, send_last(ctx, {{mailed ? &kCreateMailed : &kCreate, std::move(params)}}));
   Rows& r = done[0].rows();
   if (r.empty()) return Error::conflict("The user is already a member of this tenant");
 
@@ -278,9 +278,8 @@ Result<Response> invitations_list(Ctx& ctx) { return path_tenant_page(ctx, kList
 Result<Response> invitations_revoke(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t invitation_id = ctx.req.params[1];
-  // The session check and the revoke: one round trip (common/write.h).
-  CA_TRY(w,
-         write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+  // The session check and the revoke: one round trip (common/request_tx.h).
+  CA_TRY(w, send_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
            return Queries{{&kRevoke, {tenant_id, invitation_id, audit_who(ctx, who)}}};
          }));
   Rows& r = w.results[0].rows();
@@ -346,9 +345,9 @@ Result<Response> invitations_accept(Ctx& ctx) {
   // An existing account: its session check, its memberships cap (the
   // tenants it belongs to besides this one; membership_cap.h) and the
   // accept, one round trip; a new one (no membership yet): the accept alone
-  // (Access::anyone(), common/write.h), after the check above. The
+  // (Access::anyone(), common/request_tx.h), after the check above. The
   // refusals come from the statements (the cap's 422, kAccept's).
-  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
            Queries q;
            if (has_account) {
              q = membership_cap_checks(who.user_id, tenant_id, ctx.config.memberships_max_per_user);

@@ -9,8 +9,8 @@
 #include "json_rendered.h"
 #include "member_json.h"
 #include "members.h"
+#include "request_tx.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -93,8 +93,8 @@ Queries lock_tenant_as_admin(int64_t tenant_id, int64_t caller_id) {
   return Queries{{&kLockTenant, {tenant_id}}, {&kCallerIsAdmin, {tenant_id, caller_id}}};
 }
 
-Result<bool> still_admin(WriteTx& w, size_t first) {
-  if (w.check(first + 1).rows().empty()) {
+Result<bool> still_admin(Sent& w, size_t first) {
+  if (w.results[first + 1].rows().empty()) {
     return Error::forbidden("This action requires the ADMIN role");
   }
   return true;
@@ -103,7 +103,7 @@ Result<bool> still_admin(WriteTx& w, size_t first) {
 namespace {
 
 // The checks of a membership change, sent with the session check
-// (common/write.h): the tenant locked, then the target (`new_role` for the
+// (common/request_tx.h): the tenant locked, then the target (`new_role` for the
 // record it would have).
 Queries target_checks(int64_t tenant_id, int64_t user_id, const Principal& who,
                       std::optional<std::string> new_role) {
@@ -113,8 +113,8 @@ Queries target_checks(int64_t tenant_id, int64_t user_id, const Principal& who,
 
 // The target the checks loaded: 403 when the caller stopped being an ADMIN
 // before the lock (a concurrent demotion), 404 no such user, 400 not a member.
-Result<Target> read_target(WriteTx& w) {
-  Rows& r = w.check(1).rows();
+Result<Target> read_target(Sent& w) {
+  Rows& r = w.results[1].rows();
   if (r.empty()) return Error::not_found("User not found");
   if (!r.boolean(0, "caller_is_admin")) {
     return Error::forbidden("This action requires the ADMIN role");
@@ -143,7 +143,7 @@ Result<Response> members_update_role(Ctx& ctx) {
 
   // Round trip 1: the session check, the tenant locked, the target. 2: the
   // change, its event, COMMIT.
-  CA_TRY(w, WriteTx::begin(ctx, access, [&](const Principal& who) {
+  CA_TRY(w, send_first(ctx, access, [&](const Principal& who) {
            return target_checks(tenant_id, user_id, who, role.value);
          }));
   CA_TRY(target, read_target(w));
@@ -155,10 +155,10 @@ Result<Response> members_update_role(Ctx& ctx) {
   // Roles are ADMIN or MEMBER: nothing to escape.
   const std::string previous = "\"" + target.role + "\"";
   Json event = json_raw(json_object_with(target.json_new, {{"previous_role", previous}}));
-  CA_TRY(done, w.commit({{&kSetRole, {tenant_id, user_id, role.value}},
-                         event_query(tenant_id, "member.role_updated", event.get()),
-                         audit_query(ctx, w.who(), "member.role_updated", "member", user_id,
-                                     audit_fields({"role"}))}));
+  CA_TRY(done, send_last(ctx, {{&kSetRole, {tenant_id, user_id, role.value}},
+                               event_query(tenant_id, "member.role_updated", event.get()),
+                               audit_query(ctx, w.who, "member.role_updated", "member", user_id,
+                                           audit_fields({"role"}))}));
   (void)done;
   return member_response(200, "Role updated", target.json_new);
 }
@@ -170,21 +170,22 @@ Result<Response> members_remove(Ctx& ctx) {
   // user locked and their next current tenant. 2: the removal, the current
   // tenant, the event, COMMIT. Two statements, not one: on Citus an UPDATE
   // of users (a reference table) may not read memberships (distributed).
-  CA_TRY(w, WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin),
-                           [&](const Principal& who) {
-                             Queries checks = target_checks(tenant_id, user_id, who, std::nullopt);
-                             checks.push_back({&kLockUser, {user_id}});
-                             checks.push_back({&kSequential, {}});
-                             checks.push_back({&kNextTenant, {tenant_id, user_id}});
-                             return checks;
-                           }));
+  CA_TRY(w,
+         send_first(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+           Queries checks = target_checks(tenant_id, user_id, who, std::nullopt);
+           checks.push_back({&kLockUser, {user_id}});
+           checks.push_back({&kSequential, {}});
+           checks.push_back({&kNextTenant, {tenant_id, user_id}});
+           return checks;
+         }));
   CA_TRY(target, read_target(w));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
-  const std::optional<int64_t> next = w.check(4).rows().opt_int64(0, "next_tenant");
-  CA_TRY(done, w.commit({{&kRemove, {tenant_id, user_id}},
+  const std::optional<int64_t> next = w.results[4].rows().opt_int64(0, "next_tenant");
+  CA_TRY(done,
+         send_last(ctx, {{&kRemove, {tenant_id, user_id}},
                          {&kFallBack, {tenant_id, user_id, next}},
                          event_query(tenant_id, "member.removed", json_raw(target.json).get()),
-                         audit_query(ctx, w.who(), "member.removed", "member", user_id)}));
+                         audit_query(ctx, w.who, "member.removed", "member", user_id)}));
   (void)done;
 
   Json out = json_object();

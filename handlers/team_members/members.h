@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
+#include "request_tx.h"
 #include "result.h"
 #include "router.h"
-#include "write.h"
 
 namespace ca {
 
@@ -13,12 +13,12 @@ Result<Response> members_list(Ctx& ctx);
 Result<Response> members_update_role(Ctx& ctx);
 Result<Response> members_remove(Ctx& ctx);
 
-// Checks for a membership change's WriteTx (common/write.h), sent with its
+// Checks for a membership change's send_first() (common/request_tx.h), sent with its
 // session check: lock the tenant row (every membership change does, so they
 // run one at a time per tenant), then ask again whether `caller_id` is an
 // ADMIN. still_admin() reads their answer (the checks from index `first`):
 // 403 when no longer.
 Queries lock_tenant_as_admin(int64_t tenant_id, int64_t caller_id);
-Result<bool> still_admin(WriteTx& w, size_t first);
+Result<bool> still_admin(Sent& w, size_t first);
 
 }  // namespace ca

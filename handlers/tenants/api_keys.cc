@@ -10,9 +10,9 @@
 #include "error.h"
 #include "json_rendered.h"
 #include "page_rows.h"
+#include "request_tx.h"
 #include "user_turn.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -113,7 +113,7 @@ Result<Response> api_keys_create(Ctx& ctx) {
   key.secret = api_key_secret_generate();
   // One round trip: the session check, the tenant's turn, the count under
   // the cap and the insert, in one transaction.
-  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
            Queries q = turn_under_cap(tenant_turn(tenant_id), kUnderCap, tenant_id,
                                       ctx.config.api_keys_max_per_tenant, "API keys per tenant",
                                       "API_KEYS_MAX_PER_TENANT");
@@ -140,8 +140,7 @@ Result<Response> api_keys_list(Ctx& ctx) { return path_tenant_page(ctx, kList, R
 
 Result<Response> api_keys_revoke(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
-  CA_TRY(w,
-         write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
            return Queries{{&kRevoke, {tenant_id, id, audit_who(ctx, who)}}};
          }));
   if (!w.results[0].rows().boolean(0, "found")) return Error::not_found("API key not found");

@@ -10,9 +10,9 @@
 #include "json_rendered.h"
 #include "membership_cap.h"
 #include "page_rows.h"
+#include "request_tx.h"
 #include "settings.h"
 #include "validate.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -122,10 +122,10 @@ Result<Response> tenants_create(Ctx& ctx) {
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, Access::session(), body, errs);
   // The session check, the memberships cap (the creator becomes a member:
   // membership_cap.h, the user's turn first), the count of the tenants the
-  // caller created and the insert: one round trip (common/write.h).
+  // caller created and the insert: one round trip (common/request_tx.h).
   const std::string refusal = Error::limit_message(
       "tenants created per user", ctx.config.tenants_max_per_user, "TENANTS_MAX_PER_USER");
-  CA_TRY(w, write_once(ctx, Access::session(), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::session(), [&](const Principal& who) {
            Queries q = membership_cap_checks(who.user_id, std::nullopt,
                                              ctx.config.memberships_max_per_user);
            q.push_back({&kTenantsFirst, {}});
@@ -190,18 +190,18 @@ Result<Response> tenants_update(Ctx& ctx) {
   };
   std::vector<DbResult> done;
   if (!check_timezone) {
-    // The session check and the update: one round trip (common/write.h).
+    // The session check and the update: one round trip (common/request_tx.h).
     CA_TRY(w,
-           write_once(ctx, access, [&](const Principal& who) { return Queries{update_by(who)}; }));
+           send_once(ctx, access, [&](const Principal& who) { return Queries{update_by(who)}; }));
     done = std::move(w.results);
   } else {
     // The time zone asked with the session check, the update with COMMIT:
     // two round trips.
-    CA_TRY(w, WriteTx::begin(ctx, access, [&](const Principal&) {
+    CA_TRY(w, send_first(ctx, access, [&](const Principal&) {
              return Queries{{&kTimezoneExists, {patch.timezone}}};
            }));
-    if (!timezone_known(w.check(0).rows())) return Error::invalid(errs);  // rolled back
-    CA_TRY(written, w.commit({update_by(w.who())}));
+    if (!timezone_known(w.results[0].rows())) return Error::invalid(errs);  // rolled back
+    CA_TRY(written, send_last(ctx, {update_by(w.who)}));
     done = std::move(written);
   }
   // Settings over the size limit once merged are a 422 (common/error.cc).

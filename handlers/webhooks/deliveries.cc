@@ -7,9 +7,9 @@
 #include "error.h"
 #include "json_rendered.h"
 #include "page_rows.h"
+#include "request_tx.h"
 #include "validate.h"
 #include "webhooks.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -79,12 +79,11 @@ Result<Response> deliveries_redeliver(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
   const int64_t max = ctx.config.webhook_resend_max_pending;
   // The pending count runs after the lock, as a statement of its own.
-  CA_TRY(w,
-         WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
+  CA_TRY(w, send_first(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
            return Queries{{&kLockForRedelivery, {tenant_id, id}},
                           {&kPendingCountOfDelivery, {tenant_id, id, max}}};
          }));
-  Rows& d = w.check(0).rows();
+  Rows& d = w.results[0].rows();
   if (d.empty()) return Error::not_found("Delivery not found");
   if (d.boolean(0, "deleted")) return Error::bad_request("The webhook of this delivery is deleted");
   if (!d.boolean(0, "is_active")) {
@@ -93,14 +92,14 @@ Result<Response> deliveries_redeliver(Ctx& ctx) {
   if (d.text(0, "status") == "pending") {
     return Error::bad_request("The delivery is still pending");
   }
-  if (w.check(1).rows().int64(0, "pending") >= max) {  // rolled back
+  if (w.results[1].rows().int64(0, "pending") >= max) {  // rolled back
     return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
   }
-  CA_TRY(done, w.commit({{&kRedeliver,
-                          {tenant_id, d.int64(0, "webhook_id"), d.int64(0, "event_id"),
-                           d.str(0, "event"), d.str(0, "url"), d.int64(0, "message_of")}},
-                         audit_query(ctx, w.who(), "webhook.redelivered", "webhook",
-                                     d.int64(0, "webhook_id"))}));
+  CA_TRY(done, send_last(ctx, {{&kRedeliver,
+                                {tenant_id, d.int64(0, "webhook_id"), d.int64(0, "event_id"),
+                                 d.str(0, "event"), d.str(0, "url"), d.int64(0, "message_of")}},
+                               audit_query(ctx, w.who, "webhook.redelivered", "webhook",
+                                           d.int64(0, "webhook_id"))}));
   return Response::text(202, "{\"data\":" + done[0].rows().str(0, "json") + "}");
 }
 

@@ -12,11 +12,11 @@
 #include "log.h"
 #include "net_guard.h"
 #include "page_rows.h"
+#include "request_tx.h"
 #include "user_turn.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
-#include "write.h"
 
 namespace ca {
 namespace {
@@ -258,7 +258,7 @@ Result<Response> webhooks_create(Ctx& ctx) {
   std::string secret = webhook_secret_generate();
   // Round trip 2: the session check again, the tenant's turn, the count
   // under the cap and the insert, in one transaction.
-  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
            Queries q = turn_under_cap(
                tenant_turn(tenant_id), kUnderCap, tenant_id, ctx.config.webhooks_max_per_tenant,
                "webhook subscriptions per tenant", "WEBHOOKS_MAX_PER_TENANT");
@@ -304,7 +304,7 @@ Result<Response> webhooks_update(Ctx& ctx) {
   if (is_active.has_value()) active = is_active.value;
   // One round trip: the session check, the update, its consequences and
   // the subscription as it now is, in one transaction.
-  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
            Queries q{{&kUpdate,
                       {tenant_id, id, new_url, new_events, description.present, desc, active,
                        audit_who(ctx, who)}},
@@ -323,8 +323,7 @@ Result<Response> webhooks_update(Ctx& ctx) {
 Result<Response> webhooks_rotate_secret(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
   std::string secret = webhook_secret_generate();
-  CA_TRY(w,
-         write_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+  CA_TRY(w, send_once(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
            return Queries{
                {&kRotate, {tenant_id, id, secret, kPreviousSecretHours, audit_who(ctx, who)}}};
          }));
@@ -339,19 +338,19 @@ Result<Response> webhooks_send_test(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
   const int64_t max = ctx.config.webhook_resend_max_pending;
   CA_TRY(
-      w, WriteTx::begin(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
+      w, send_first(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
         return Queries{{&kLockForTest, {tenant_id, id}}, pending_count_query(tenant_id, id, max)};
       }));
-  Rows& hook = w.check(0).rows();
+  Rows& hook = w.results[0].rows();
   if (hook.empty()) return Error::not_found("Webhook not found");
   if (!hook.boolean(0, "is_active")) {
     return Error::bad_request("The webhook is disabled; enable it before sending a test event");
   }
-  if (w.check(1).rows().int64(0, "pending") >= max) {
+  if (w.results[1].rows().int64(0, "pending") >= max) {
     return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
   }
   const std::string payload = "{\"webhook_id\":" + std::to_string(id) + "}";
-  CA_TRY(done, w.commit({{&kSendTest, {tenant_id, id, payload, audit_who(ctx, w.who())}}}));
+  CA_TRY(done, send_last(ctx, {{&kSendTest, {tenant_id, id, payload, audit_who(ctx, w.who)}}}));
   return Response::text(202, "{\"data\":" + done[0].rows().str(0, "json") + "}");
 }
 
@@ -374,8 +373,8 @@ Result<Response> webhooks_delete(Ctx& ctx) {
     (void)who;
     return Error::invalid(errs);
   }
-  // The session check and the delete: one round trip (common/write.h).
-  CA_TRY(w, write_once(ctx, access, [&](const Principal& who) {
+  // The session check and the delete: one round trip (common/request_tx.h).
+  CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
            return Queries{{&kDelete, {tenant_id, id, audit_who(ctx, who)}}};
          }));
   if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");

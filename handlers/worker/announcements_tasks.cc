@@ -53,7 +53,7 @@ const Statement kPublishDueTenants{
     "GROUP BY tenant_id ORDER BY tenant_id <= $2, tenant_id LIMIT $1"};
 
 // $1 rows at most, $2 the tenant. One batch is one statement, committed on
-// its own (one round trip, as common/write.h's writes): the rows published,
+// its own (one round trip, as common/request_tx.h's writes): the rows published,
 // the tenant's active list version moved (`list_version`, sql/019, sql/032), and one
 // `announcement.published` event per row with its deliveries (events.h), in
 // the order the rows fell due. Column: published, the rows published. The

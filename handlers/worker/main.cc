@@ -115,27 +115,20 @@ const ca::Statement kOneConnectionPerNode{
 // Whether kAnythingDue finds due work; true when it fails too (the tasks
 // then say what is wrong, as they did before the check existed).
 bool anything_due(ca::Db& db, const ca::Config& config) {
-  ca::Transaction tx(db);
-  if (!tx.began()) {
-    ca::log_error("asking whether anything is due: %s", tx.begin_error().message.c_str());
-    return true;
+  // One pipeline, one implicit transaction: kOneConnectionPerNode's setting
+  // holds for kAnythingDue and ends with it.
+  std::vector<ca::DbResult> r =
+      db.pipeline({{&kOneConnectionPerNode, {}},
+                   {&kAnythingDue,
+                    {config.webhook_disable_after_hours, config.webhook_disable_after_failures != 0,
+                     config.mail_enabled()}}});
+  for (ca::DbResult& each : r) {
+    if (!each.ok()) {
+      ca::log_error("asking whether anything is due: %s", each.error().message.c_str());
+      return true;
+    }
   }
-  ca::DbResult pool = db.exec(kOneConnectionPerNode);
-  if (!pool.ok()) {
-    ca::log_error("asking whether anything is due: %s", pool.error().message.c_str());
-    return true;
-  }
-  ca::DbResult r =
-      db.exec(kAnythingDue, {config.webhook_disable_after_hours,
-                             config.webhook_disable_after_failures != 0, config.mail_enabled()});
-  if (!r.ok()) {
-    ca::log_error("asking whether anything is due: %s", r.error().message.c_str());
-    return true;
-  }
-  bool due = !r->empty();
-  ca::DbResult done = tx.commit();  // read only: its outcome changes nothing
-  if (!done.ok()) ca::log_error("asking whether anything is due: %s", done.error().message.c_str());
-  return due;
+  return !r[1]->empty();
 }
 
 // Runs the tasks (only those of due work unless `full`); a full pass with

@@ -34,32 +34,34 @@ TEST(DbTimeouts, AStatementPastTheStatementTimeoutIsCancelled) {
 TEST(DbTimeouts, ATransactionPastTheCommitDeadlineRollsBack) {
   std::string table = "db_test_" + std::to_string(::getpid());
   ASSERT_TRUE(sql("CREATE TABLE " + table + " (n integer)").empty());
+  std::string insert_1 = "INSERT INTO " + table + " VALUES (1)";
+  std::string insert_2 = "INSERT INTO " + table + " VALUES (2)";
+  Statement first{"db_test_tx_insert_1", insert_1.c_str()};
+  Statement second{"db_test_tx_insert_2", insert_2.c_str()};
   Db db(conninfo());
-  {
-    Transaction tx(db);
-    ASSERT_TRUE(tx.began());
-    ASSERT_TRUE(db.exec_sql(("INSERT INTO " + table + " VALUES (1)").c_str()).ok());
-    db.set_request_deadline(std::chrono::steady_clock::now() - std::chrono::seconds(1));
-    DbResult committed = tx.commit();
-    ASSERT_FALSE(committed.ok());
-    EXPECT_EQ(committed.error().kind, DbErrorKind::kTimeout);
-  }
+  std::vector<DbResult> begun = db.begin({{&first, {}}});
+  ASSERT_TRUE(begun[0].ok());
+  ASSERT_TRUE(db.transaction_open());
+  db.set_request_deadline(std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  std::vector<DbResult> committed = db.commit({});
+  ASSERT_FALSE(committed.back().ok());
+  EXPECT_EQ(committed.back().error().kind, DbErrorKind::kTimeout);
   EXPECT_EQ(sql("SELECT count(*) FROM " + table), (std::vector<std::string>{"0"}));
   EXPECT_FALSE(db.in_transaction());
+  EXPECT_FALSE(db.transaction_open());
   // Before its deadline the same connection commits.
   db.set_request_deadline(std::chrono::steady_clock::now() + std::chrono::seconds(60));
-  {
-    Transaction tx(db);
-    ASSERT_TRUE(db.exec_sql(("INSERT INTO " + table + " VALUES (2)").c_str()).ok());
-    EXPECT_TRUE(tx.commit().ok());
-  }
+  EXPECT_TRUE(db.begin({}).empty());
+  ASSERT_TRUE(db.transaction_open());
+  EXPECT_TRUE(db.commit({{&second, {}}}).back().ok());
   EXPECT_EQ(sql("SELECT n FROM " + table), (std::vector<std::string>{"2"}));
   sql("DROP TABLE " + table);
 }
 
 // Outside a transaction a write commits when it ends, which may be as late
-// as the statement timeout: one that could still be running at the
-// request's deadline is not started. Reads are not held back.
+// as the statement timeout: a send of a route whose sends may not be
+// repeated (Db::SendMode, a write route's) that could still be running at
+// the request's deadline is not started. A read route's are not held back.
 TEST(DbTimeouts, AWriteThatCouldEndPastTheDeadlineIsNotStarted) {
   std::string table = "db_test_w_" + std::to_string(::getpid());
   ASSERT_TRUE(sql("CREATE TABLE " + table + " (n integer)").empty());
@@ -73,11 +75,42 @@ TEST(DbTimeouts, AWriteThatCouldEndPastTheDeadlineIsNotStarted) {
   DbResult refused = db.exec(insert);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().kind, DbErrorKind::kTimeout);
+  db.set_send_mode({/*repeatable=*/true, /*read_only=*/true});
   DbResult read = db.exec(select);
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(read->text(0, "n"), "0");
 
+  db.set_send_mode({});
   db.set_request_deadline(std::chrono::steady_clock::now() + std::chrono::seconds(60));
+  EXPECT_TRUE(db.exec(insert).ok());
+  EXPECT_EQ(sql(select_sql), (std::vector<std::string>{"1"}));
+  sql("DROP TABLE " + table);
+}
+
+// A read route's sends run READ ONLY (Db::SendMode, docs/decisions/0130):
+// the marker goes first in the same pipeline, so a statement that writes is
+// refused (25006) and writes nothing, while reads answer as before, in one
+// round trip each. Without the mode the same write goes through.
+TEST(DbSendMode, AReadRoutesSendIsReadOnly) {
+  std::string table = "db_test_ro_" + std::to_string(::getpid());
+  ASSERT_TRUE(sql("CREATE TABLE " + table + " (n integer)").empty());
+  std::string insert_sql = "INSERT INTO " + table + " VALUES (1)";
+  std::string select_sql = "SELECT count(*) AS n FROM " + table;
+  Statement insert{"db_test_ro_insert", insert_sql.c_str()};
+  Statement select{"db_test_ro_select", select_sql.c_str()};
+  Db db(conninfo());
+  db.set_send_mode({/*repeatable=*/true, /*read_only=*/true});
+  DbResult refused = db.exec(insert);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().sqlstate, "25006");
+  std::vector<DbResult> piped = db.pipeline({{&select, {}}, {&insert, {}}});
+  ASSERT_EQ(piped.size(), 2u);
+  ASSERT_TRUE(piped[0].ok());
+  EXPECT_EQ(piped[0]->text(0, "n"), "0");
+  ASSERT_FALSE(piped[1].ok());
+  EXPECT_EQ(piped[1].error().sqlstate, "25006");
+  EXPECT_EQ(sql(select_sql), (std::vector<std::string>{"0"}));
+  db.set_send_mode({});
   EXPECT_TRUE(db.exec(insert).ok());
   EXPECT_EQ(sql(select_sql), (std::vector<std::string>{"1"}));
   sql("DROP TABLE " + table);

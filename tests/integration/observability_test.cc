@@ -356,7 +356,7 @@ OrderShop order_shop() {
 }
 
 // POST /orders in at most three round trips, the session check included
-// (common/write.h): one without an Idempotency-Key (the check and the one
+// (common/request_tx.h): one without an Idempotency-Key (the check and the one
 // statement that checks and writes the order, its items and its event); with
 // a key three (BEGIN, check and claim; the order; the answer and COMMIT), and
 // two for a replay. Counted by the handler (Db) for its request line.

@@ -417,7 +417,7 @@ TEST(OrderCreate, AProductDeletedDuringTheCreateIsRefused) {
   std::future<HttpResponse> created = std::async(std::launch::async, [&] {
     return post_order(s, order_body(s.address, "2", {item(s.product, 1, "2")}));
   });
-  // The order's one statement (common/write.h), at its products check.
+  // The order's one statement (common/request_tx.h), at its products check.
   bool waiting = wait_for_lock_wait("WITH address AS (%FROM products%FOR SHARE%");
   // EXPECT, not ASSERT: the order must be waited for before `conn` goes away.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
@@ -497,7 +497,7 @@ TEST(OrderCreate, ADeadlockVictimIsAnsweredRetryLaterAndWritesNothing) {
 }
 
 // A write goes to PostgreSQL with the session check in front of it
-// (common/write.h): for a caller who is not a member, or whose session is
+// (common/request_tx.h): for a caller who is not a member, or whose session is
 // over (logged out), the check stops the round trip before the write is
 // parsed or run. Proven with the tables locked: a write that ran would wait.
 TEST(OrderCreate, ANonMembersOrALoggedOutWriteIsNeverRun) {

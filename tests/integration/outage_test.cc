@@ -182,7 +182,7 @@ TEST(DatabaseOutage, EveryEndpointAnswers503InItsOwnShapeAndServesAgainAfter) {
   for (size_t i = 0; i < created.size(); ++i) {
     EXPECT_EQ(created[i].status, 201) << i << " " << created[i].body;
   }
-  // The same through common/write.h, whose session check goes out with the
+  // The same through common/request_tx.h, whose session check goes out with the
   // write (never retried): a connection found closed is replaced before it.
   std::vector<HttpResponse> addresses = http_concurrent(32, 8, [&](int) {
     return http(

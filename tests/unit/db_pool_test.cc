@@ -76,16 +76,21 @@ TEST(DbPoolTest, MovedLeaseReturnsItsConnectionOnce) {
 }
 
 // A transaction that cannot begin because the server is out of reach says
-// so, and handlers answer that 503 (Retry-After), not 500.
-TEST(TransactionTest, ABeginThatCannotReachTheServerIsA503) {
+// so in its first send's results, and handlers answer that 503
+// (Retry-After), not 500.
+TEST(DbBeginTest, ABeginThatCannotReachTheServerIsA503) {
+  static const Statement kOne{"db_pool_test_one", "SELECT 1"};
   Db db(kNoServer);
-  Transaction tx(db);
-  EXPECT_FALSE(tx.began());
-  EXPECT_EQ(tx.begin_error().kind, DbErrorKind::kConnection);
-  Response plain = render(Error::database(tx.begin_error()), ErrorStyle::kPlain);
+  std::vector<DbResult> r = db.begin({{&kOne, {}}});
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_FALSE(r[0].ok());
+  EXPECT_FALSE(db.transaction_open());
+  const DbError error = r[0].error();
+  EXPECT_EQ(error.kind, DbErrorKind::kConnection);
+  Response plain = render(Error::database(error), ErrorStyle::kPlain);
   EXPECT_EQ(plain.status, 503);
   EXPECT_EQ(plain.body, R"({"error":"Service temporarily unavailable"})");
-  Response orders = render(Error::database(tx.begin_error()), ErrorStyle::kSuccess);
+  Response orders = render(Error::database(error), ErrorStyle::kSuccess);
   EXPECT_EQ(orders.status, 503);
   EXPECT_EQ(orders.body, R"({"success":false,"message":"Service temporarily unavailable"})");
 }

@@ -140,30 +140,5 @@ TEST(JsonRenderedTest, AddsTheCallersMembersAfterTheRenderedOnes) {
   EXPECT_EQ(out, R"([{"a":[],"b":{}})");
 }
 
-// Which statements may be repeated on a fresh connection (statement_reads):
-// reads only, decided from the text once, when the Statement is made.
-TEST(StatementReads, OnlyStatementsThatModifyNothingRead) {
-  const std::vector<std::pair<const char*, bool>> cases = {
-      {"SELECT 1", true},
-      {"  \n\tselect id FROM products", true},
-      {"WITH t AS (SELECT n FROM c) SELECT t.n FROM t", true},
-      {"with p AS (SELECT updated_at, inserted FROM x) SELECT * FROM p", true},
-      {"WITH p AS (UPDATE products SET x = 1 RETURNING id) SELECT id FROM p", false},
-      {"WITH p AS (insert INTO x VALUES (1) RETURNING id) SELECT id FROM p", false},
-      {"WITH p AS (DELETE FROM x RETURNING id) SELECT id FROM p", false},
-      {"WITH p AS (SELECT id FROM x FOR UPDATE) SELECT id FROM p", false},
-      {"INSERT INTO x VALUES (1)", false},
-      {"UPDATE x SET y = 1", false},
-      {"", false},
-  };
-  for (const auto& [sql, reads] : cases) {
-    EXPECT_EQ(statement_reads(sql), reads) << sql;
-    EXPECT_EQ(Statement("s", sql).reads, reads) << sql;
-  }
-  // Decided at compile time for a constant.
-  static_assert(Statement("s", "WITH a AS (SELECT 1) SELECT * FROM a").reads);
-  static_assert(!Statement("s", "WITH a AS (UPDATE t SET x = 1) SELECT 1").reads);
-}
-
 }  // namespace
 }  // namespace ca

@@ -48,6 +48,27 @@ TEST(RouterTest, MatchCarriesTheRoutesErrorStyle) {
   EXPECT_EQ(r.match("GET", "/addresses").error_style, ErrorStyle::kPlain);
 }
 
+// Whether a route's sends may be repeated on a new connection is the
+// route's (issue 38): a GET's or HEAD's are, any other method's are not,
+// unless the route declares otherwise; never the statements' text.
+TEST(RouterTest, ARouteIsRepeatableByItsMethodUnlessItDeclares) {
+  Router r({{"GET", "/a", list_h},
+            {"HEAD", "/a", list_h},
+            {"POST", "/a", create_h},
+            {"DELETE", "/a", delete_h},
+            {"GET", "/b", list_h, kNotRepeatable},
+            {"POST", "/b", create_h, Scope::kProductsRead, kRepeatable, ErrorStyle::kSuccess}});
+  EXPECT_TRUE(r.match("GET", "/a").repeatable);
+  EXPECT_TRUE(r.match("HEAD", "/a").repeatable);
+  EXPECT_FALSE(r.match("POST", "/a").repeatable);
+  EXPECT_FALSE(r.match("DELETE", "/a").repeatable);
+  EXPECT_FALSE(r.match("GET", "/b").repeatable);
+  RouteMatch declared = r.match("POST", "/b");
+  EXPECT_TRUE(declared.repeatable);
+  EXPECT_EQ(declared.scope, Scope::kProductsRead);
+  EXPECT_EQ(declared.error_style, ErrorStyle::kSuccess);
+}
+
 TEST(RouterTest, IntegerParamsAreParsedInOrder) {
   Router r = make_router();
   RouteMatch one = r.match("GET", "/api/v2/admin/tenants/17");

@@ -130,6 +130,7 @@ void Db::disconnect() {
   if (conn_ != nullptr) PQfinish(conn_);
   conn_ = nullptr;
   prepared_.clear();
+  session_read_only_ = false;  // a new connection starts read-write
 }
 
 // libpq's messages end with a newline and may span lines; logs are one line.
@@ -261,7 +262,7 @@ struct DbTimer {
 };
 }  // namespace
 
-std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
+std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries, size_t sync_after) {
   DbTimer timer;
   // DbResult owns its PGresult and cannot be copied: one error value each.
   auto fail_all = [&](const DbError& err) {
@@ -277,7 +278,9 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
   // costs no extra round trip.
   std::vector<const Statement*> preparing;  // one entry per result: a Parse, or nullptr
   bool sent = true;
+  size_t queued = 0;
   for (const Query& q : queries) {
+    if (queued++ == sync_after && sync_after > 0) sent = sent && PQpipelineSync(conn_) == 1;
     bool needs_prepare = !prepared_.count(q.stmt) &&
                          std::find(preparing.begin(), preparing.end(), q.stmt) == preparing.end();
     if (needs_prepare) {
@@ -298,6 +301,8 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
       while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
       if (parse == nullptr) {
         out.push_back(std::move(r));
+        // The first part's PGRES_PIPELINE_SYNC.
+        if (out.size() == sync_after) PgResultPtr sync(PQgetResult(conn_));
       } else if (r.ok()) {
         prepared_.insert(parse);
       } else if (r.error().kind != DbErrorKind::kConnection && !r.error().sqlstate.empty()) {
@@ -316,10 +321,19 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries) {
 
 namespace {
 
-// The READ ONLY marker of a send (Db::SendMode::read_only): the first
-// statement of its pipeline, which makes the pipeline's implicit
-// transaction read-only.
-const Statement kReadOnly{"ca_read_only", "SELECT set_config('transaction_read_only', 'on', true)"};
+// The session's read-only default (Db::SendMode::read_only), switched
+// only when the mode of a send differs from the connection's. On: in the
+// send's own implicit transaction, which it makes read-only too (a
+// transaction may become read-only at any point). Off: in a part of the
+// pipeline of its own (its own Sync, same round trip), since a read-only
+// transaction cannot become read-write once it ran a query, and the send's
+// implicit transaction began read-only.
+const Statement kReadOnlyOn{"ca_read_only_on",
+                            "SELECT set_config('default_transaction_read_only', 'on', false) "
+                            "AS session, set_config('transaction_read_only', 'on', true) AS now"};
+const Statement kReadOnlyOff{
+    "ca_read_only_off",
+    "SELECT set_config('default_transaction_read_only', 'off', false) AS session"};
 
 std::vector<DbResult> all_failed(size_t n, const DbError& err) {
   std::vector<DbResult> out;
@@ -344,31 +358,39 @@ bool Db::too_late_to_start() const {
          std::chrono::milliseconds(statement_timeout_ms_);
 }
 
+std::vector<DbResult> Db::send_outside(const std::vector<Query>& queries) {
+  if (!ensure_connected()) {
+    return all_failed(queries.size(), {DbErrorKind::kConnection, "", "no connection", ""});
+  }
+  const bool read_only = mode_.read_only;
+  if (read_only == session_read_only_) return run_pipeline(queries);
+  std::vector<Query> all;
+  all.reserve(queries.size() + 1);
+  all.push_back({read_only ? &kReadOnlyOn : &kReadOnlyOff, {}});
+  all.insert(all.end(), queries.begin(), queries.end());
+  std::vector<DbResult> r = run_pipeline(all, read_only ? 0 : 1);
+  // A setting made in a transaction that failed is undone with it.
+  bool switched = r[0].ok();
+  if (read_only) {
+    for (const DbResult& each : r) switched = switched && each.ok();
+  }
+  if (switched && conn_ != nullptr) session_read_only_ = read_only;
+  r.erase(r.begin());
+  return r;
+}
+
 std::vector<DbResult> Db::pipeline(const std::vector<Query>& queries) {
   if (tx_open_) return run_pipeline(queries);
   if (!mode_.repeatable) {
     drop_if_closed();
     if (too_late_to_start()) return all_failed(queries.size(), not_started());
   }
-  std::vector<Query> marked;
-  const std::vector<Query>* sent = &queries;
-  if (mode_.read_only) {
-    marked.reserve(queries.size() + 1);
-    marked.push_back({&kReadOnly, {}});
-    marked.insert(marked.end(), queries.begin(), queries.end());
-    sent = &marked;
-  }
-  auto send = [&] {
-    std::vector<DbResult> r = run_pipeline(*sent);
-    if (mode_.read_only) r.erase(r.begin());
-    return r;
-  };
-  std::vector<DbResult> r = send();
+  std::vector<DbResult> r = send_outside(queries);
   if (mode_.repeatable && !r.empty() && !r[0].ok() &&
       r[0].error().kind == DbErrorKind::kConnection) {
     // The server restarted or the connection broke: one fresh try.
     disconnect();
-    r = send();
+    r = send_outside(queries);
   }
   return r;
 }
@@ -387,15 +409,18 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
 }
 
 DbResult Db::exec(const Statement& stmt, const std::vector<Param>& params) {
-  bool autocommit = !tx_open_ && !in_transaction();
-  // A marked send is a pipeline of two (the marker, the statement).
-  if (autocommit && mode_.read_only) return std::move(pipeline({{&stmt, params}})[0]);
-  if (autocommit && !mode_.repeatable && too_late_to_start()) return not_started();
-  DbResult r = run(stmt, params);
-  if (!r.ok() && r.error().kind == DbErrorKind::kConnection && autocommit && mode_.repeatable) {
+  if (tx_open_ || in_transaction()) return run(stmt, params);
+  if (!mode_.repeatable && too_late_to_start()) return not_started();
+  auto once = [&]() -> DbResult {
+    // A send that switches the session's read-only default is a pipeline.
+    if (ensure_connected() && mode_.read_only == session_read_only_) return run(stmt, params);
+    return std::move(send_outside({{&stmt, params}})[0]);
+  };
+  DbResult r = once();
+  if (!r.ok() && r.error().kind == DbErrorKind::kConnection && mode_.repeatable) {
     // The server restarted or the connection broke: one fresh try.
     disconnect();
-    r = run(stmt, params);
+    r = once();
   }
   return r;
 }
@@ -418,7 +443,7 @@ std::vector<DbResult> Db::begin(const std::vector<Query>& queries) {
   all.reserve(queries.size() + 1);
   all.push_back({&kBegin, {}});
   all.insert(all.end(), queries.begin(), queries.end());
-  std::vector<DbResult> r = run_pipeline(all);
+  std::vector<DbResult> r = send_outside(all);
   if (r[0].ok()) tx_open_ = true;
   r.erase(r.begin());
   return r;
@@ -473,7 +498,7 @@ void Db::drop_if_closed() {
 std::vector<DbResult> Db::write_pipeline(const std::vector<Query>& queries) {
   drop_if_closed();
   if (too_late_to_start()) return all_failed(queries.size(), not_started());
-  return run_pipeline(queries);
+  return send_outside(queries);
 }
 
 }  // namespace ca

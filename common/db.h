@@ -204,10 +204,12 @@ class Db {
     // may have written before its reply was lost: never repeated, and not
     // started when it could still be running at the request's deadline.
     bool repeatable = false;
-    // Every send outside a transaction runs READ ONLY: the first statement
-    // of its pipeline makes the pipeline's implicit transaction read-only
-    // (set_config('transaction_read_only', 'on', true), no round trip of
-    // its own; SET TRANSACTION would log a warning there).
+    // Every send outside a transaction runs READ ONLY: the connection's
+    // default_transaction_read_only is on while its sends are a read
+    // route's. Switched only when a send's mode differs from the
+    // connection's, by a statement in the same round trip (db.cc,
+    // kReadOnlyOn and kReadOnlyOff): a connection serving reads one after
+    // another sends nothing more for it.
     bool read_only = false;
   };
   void set_send_mode(SendMode mode) { mode_ = mode; }
@@ -272,7 +274,13 @@ class Db {
   DbResult run(const Statement& stmt, const std::vector<Param>& params);
   // Prepares `stmt` on this connection unless it already is.
   DbResult prepare(const Statement& stmt);
-  std::vector<DbResult> run_pipeline(const std::vector<Query>& queries);
+  // `queries` in one round trip; with `sync_after` > 0, the first that many
+  // are a part of their own (a Sync after them: their own implicit
+  // transaction, which a failure after them does not undo).
+  std::vector<DbResult> run_pipeline(const std::vector<Query>& queries, size_t sync_after = 0);
+  // A send outside a transaction, in the mode's read-only default (switched
+  // first, in the same round trip, when the connection's differs).
+  std::vector<DbResult> send_outside(const std::vector<Query>& queries);
   // A send outside a transaction that may not be repeated and could still
   // be running at the request's deadline.
   bool too_late_to_start() const;
@@ -290,6 +298,8 @@ class Db {
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
   PGconn* conn_ = nullptr;
   SendMode mode_;
+  // The connection's default_transaction_read_only, as last set here.
+  bool session_read_only_ = false;
   // Set between begin()'s BEGIN and the transaction's end.
   bool tx_open_ = false;
   std::unordered_set<const Statement*> prepared_;

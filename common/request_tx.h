@@ -41,8 +41,9 @@
 //   - A refusal (an Error returned, any answer but 2xx) rolls back whatever
 //     is still open; a 2xx answer commits it. A send that failed always
 //     rolls back: nothing half-written.
-//   - A read route (GET, HEAD) sends each of its statements READ ONLY
-//     (Db::SendMode), in its implicit transaction: one round trip for a
+//   - A read route (GET, HEAD) runs each of its statements READ ONLY
+//     (Db::SendMode: the connection's read-only default, switched only
+//     when it differs), in its implicit transaction: one round trip for a
 //     read with its session check. Several sends of one read are several
 //     transactions: under READ COMMITTED each statement has its own snapshot
 //     anyway, so one BEGIN around them would add a round trip (the COMMIT)

@@ -88,9 +88,10 @@ TEST(DbTimeouts, AWriteThatCouldEndPastTheDeadlineIsNotStarted) {
 }
 
 // A read route's sends run READ ONLY (Db::SendMode, docs/decisions/0130):
-// the marker goes first in the same pipeline, so a statement that writes is
-// refused (25006) and writes nothing, while reads answer as before, in one
-// round trip each. Without the mode the same write goes through.
+// a statement that writes is refused (25006) and writes nothing, while reads
+// answer as before. The connection stays read-only from one read send to
+// the next (nothing more is sent for it), and a write route's send turns it
+// back in its own round trip: the same write then goes through.
 TEST(DbSendMode, AReadRoutesSendIsReadOnly) {
   std::string table = "db_test_ro_" + std::to_string(::getpid());
   ASSERT_TRUE(sql("CREATE TABLE " + table + " (n integer)").empty());
@@ -110,9 +111,19 @@ TEST(DbSendMode, AReadRoutesSendIsReadOnly) {
   ASSERT_FALSE(piped[1].ok());
   EXPECT_EQ(piped[1].error().sqlstate, "25006");
   EXPECT_EQ(sql(select_sql), (std::vector<std::string>{"0"}));
+  ASSERT_TRUE(db.exec(select).ok());
+  DbResult still_refused = db.exec(insert);
+  ASSERT_FALSE(still_refused.ok());
+  EXPECT_EQ(still_refused.error().sqlstate, "25006");
   db.set_send_mode({});
   EXPECT_TRUE(db.exec(insert).ok());
-  EXPECT_EQ(sql(select_sql), (std::vector<std::string>{"1"}));
+  db.set_send_mode({/*repeatable=*/true, /*read_only=*/true});
+  EXPECT_FALSE(db.exec(insert).ok());
+  db.set_send_mode({});
+  std::vector<DbResult> written = db.pipeline({{&insert, {}}, {&select, {}}});
+  ASSERT_TRUE(written[1].ok());
+  EXPECT_EQ(written[1]->text(0, "n"), "2");
+  EXPECT_EQ(sql(select_sql), (std::vector<std::string>{"2"}));
   sql("DROP TABLE " + table);
 }
 

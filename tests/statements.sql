@@ -68,17 +68,18 @@ NULL   AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute');
 -- auth_tenant_exists (common/auth.cc)
 SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS found;
 
--- ca_request_begin (common/db.cc)
+-- ca_begin (common/db.cc)
 BEGIN;
 
--- ca_request_commit (common/db.cc)
+-- ca_commit (common/db.cc)
 COMMIT;
 
--- exec_sql (common/db.cc)
-BEGIN;
+-- ca_read_only_off (common/db.cc)
+SELECT set_config('default_transaction_read_only', 'off', false) AS session;
 
--- exec_sql (common/db.cc)
-COMMIT;
+-- ca_read_only_on (common/db.cc)
+SELECT set_config('default_transaction_read_only', 'on', false) AS session,
+set_config('transaction_read_only', 'on', true) AS now;
 
 -- exec_sql (common/db.cc)
 ROLLBACK;
@@ -525,6 +526,12 @@ INSERT INTO schema_migrations (version) VALUES ($1);
 
 -- cli_runtime_role (handlers/cli/migrate.cc)
 SELECT set_config('commerce_admin.runtime_role', $1, true);
+
+-- exec_sql (handlers/cli/migrate.cc)
+BEGIN;
+
+-- exec_sql (handlers/cli/migrate.cc)
+COMMIT;
 
 -- exec_sql (handlers/cli/migrate.cc)
 CREATE TABLE IF NOT EXISTS schema_migrations ( version text PRIMARY KEY, applied_at timestamptz NOT

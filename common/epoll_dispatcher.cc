@@ -136,9 +136,22 @@ void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op,
     d.connection_closed();
     return;
   }
-  serve_request(r, *d.router, *d.config, *d.pool, cut);
-  // A deadline that shut the read side mid-request: nothing more can come.
-  if (d.arriving.stop(fd)) r.keepConnection = 0;
+  bool whole = serve_request(r, *d.router, *d.config, *d.pool, cut);
+  d.arriving.stop(fd);
+  if (!whole) {
+    // The rest of the body is still coming. Closed now, the socket would
+    // make nginx's next write of it fail (502 for the client instead of the
+    // answer) or reset its read of the answer; drained until nginx, having
+    // read the answer, closes it. libfcgi keeps it open for that (a read cut
+    // short is an error it would close on).
+    FCGX_ClearError(r.in);
+    r.keepConnection = 1;
+    FCGX_Detach(&r);
+    FCGX_Finish_r(&r);
+    r.ipcFd = -1;
+    if (!d.arriving.drain(fd)) d.close_connection(fd);
+    return;
+  }
   // Closing, libfcgi shuts its side down and waits (up to 2 s) for nginx to
   // close first, against TCP resets. On a unix socket whose request was read
   // in full that guards nothing, yet the thread sat out nginx's handling of

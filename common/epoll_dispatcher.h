@@ -64,7 +64,7 @@ struct Dispatcher {
 
   // Requests whose body is still arriving (common/request_arrival.h); the
   // ones it hands back are armed here again.
-  ArrivingBodies arriving{[this](int fd) { rearm(fd); }};
+  ArrivingBodies arriving{[this](int fd) { rearm(fd); }, [this](int fd) { close_connection(fd); }};
   // Threads reading a body that did not fit a peek, and how many may:
   // the others stay free for requests that have arrived.
   std::atomic<int> body_readers{0};

@@ -41,8 +41,10 @@ Peeked peek_request(int fd) {
   return p;
 }
 
-ArrivingBodies::ArrivingBodies(std::function<void(int)> resume)
-    : resume_(std::move(resume)), waiting_fd_(epoll_create1(EPOLL_CLOEXEC)) {
+ArrivingBodies::ArrivingBodies(std::function<void(int)> resume, std::function<void(int)> close)
+    : resume_(std::move(resume)),
+      close_(std::move(close)),
+      waiting_fd_(epoll_create1(EPOLL_CLOEXEC)) {
   watcher_ = std::thread([this] { watch(); });
 }
 
@@ -78,19 +80,44 @@ bool ArrivingBodies::wait(int fd, size_t queued) {
   return true;
 }
 
+bool ArrivingBodies::drain(int fd) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (waiting_fd_ < 0) return false;
+  auto [it, added] = clocks_.try_emplace(fd);
+  if (added) running_.fetch_add(1);
+  it->second = Clock{std::chrono::steady_clock::now() + kAnsweredDrainLimit};
+  it->second.draining = true;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+  ev.data.fd = fd;
+  if (epoll_ctl(waiting_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return false;
+  it->second.waiting = true;
+  return true;
+}
+
 bool ArrivingBodies::stop(int fd) {
   if (running_.load() == 0) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = clocks_.find(fd);
   if (it == clocks_.end()) return false;
-  bool shut = it->second.shut;
+  bool cut = it->second.cut;
   if (it->second.waiting) epoll_ctl(waiting_fd_, EPOLL_CTL_DEL, fd, nullptr);
   clocks_.erase(it);
   running_.fetch_sub(1);
-  return shut;
+  return cut;
 }
 
 namespace {
+
+// Reads and drops what is queued on `fd`; false once nginx closed it.
+bool discard_queued(int fd) {
+  char sink[16384];
+  for (;;) {
+    ssize_t n = recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+    if (n > 0) continue;
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+  }
+}
 
 // Bytes queued on `fd` (SIOCINQ: all of them, on unix and TCP sockets).
 size_t queued_on(int fd) {
@@ -101,8 +128,9 @@ size_t queued_on(int fd) {
 }  // namespace
 
 // Hands back the waiting connections that got more bytes or were closed by
-// nginx; once a second, those past their deadline too, and shuts the read
-// side of any other connection past it (one a thread reads). Under the mutex, so that
+// nginx, and closes the drained ones nginx closed; once a second, those past
+// their deadline too, and gives any other connection past it (one a thread
+// reads) a receive timeout. Under the mutex, so that
 // no number is closed and reused meanwhile (stop() comes first); the
 // handing back after it, since resume_ may close (and so stop()) one.
 void ArrivingBodies::watch() {
@@ -113,35 +141,43 @@ void ArrivingBodies::watch() {
     int n = waiting_fd_ < 0 ? 0 : epoll_wait(waiting_fd_, events, kBatch, 1000);
     if (waiting_fd_ < 0) std::this_thread::sleep_for(std::chrono::seconds(1));
     std::vector<int> resumed;
+    std::vector<int> closed;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto hand_back = [&](int fd, Clock& clock) {
         epoll_ctl(waiting_fd_, EPOLL_CTL_DEL, fd, nullptr);
         clock.waiting = false;
-        resumed.push_back(fd);
+        (clock.draining ? closed : resumed).push_back(fd);
       };
       for (int i = 0; i < n; ++i) {
         int fd = events[i].data.fd;
         auto it = clocks_.find(fd);
         if (it == clocks_.end() || !it->second.waiting) continue;
-        bool closed = (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
-        if (closed || queued_on(fd) > it->second.queued) hand_back(fd, it->second);
+        if (it->second.draining) {
+          if (!discard_queued(fd)) hand_back(fd, it->second);
+          continue;
+        }
+        bool hup = (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
+        if (hup || queued_on(fd) > it->second.queued) hand_back(fd, it->second);
       }
       auto now = std::chrono::steady_clock::now();
       if (now >= next_scan) {
         next_scan = now + std::chrono::seconds(1);
         for (auto& [fd, clock] : clocks_) {
-          if (clock.shut || now < clock.deadline) continue;
+          if (clock.cut || now < clock.deadline) continue;
           if (clock.waiting) {
             hand_back(fd, clock);
           } else {
-            shutdown(fd, SHUT_RD);
-            clock.shut = true;
+            // A thread reads it: its next read ends at once when nothing is queued.
+            constexpr timeval kAtOnce{0, 1000};
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &kAtOnce, sizeof kAtOnce);
+            clock.cut = true;
           }
         }
       }
     }
     for (int fd : resumed) resume_(fd);
+    for (int fd : closed) close_(fd);
   }
 }
 

@@ -18,12 +18,14 @@
 //   reads it as it comes; at most half the threads at once
 //   (Dispatcher::body_readers), the rest answered 503.
 // - At a connection's deadline ArrivingBodies hands a waiting one back to
-//   the dispatcher, which answers 408 from its parameters; and shuts the
-//   read side of one a thread reads, which then wakes to end-of-file and
-//   answers 408. Either way the connection is then closed, and no body is
-//   held past kBodyDeadline plus a second. (Only the reading thread's case
-//   shuts the read side: nginx's next write to a shut socket fails, and it
-//   would answer 502 if that came before the 408.)
+//   the dispatcher, which answers 408 from its parameters; and gives one a
+//   thread reads a receive timeout of a millisecond, so that its read ends
+//   at the next byte's arrival (or at nginx's 10 s silence limit) and it
+//   answers 408.
+// - A connection answered before its body was read is drained, not closed:
+//   closed with bytes unread or still coming, nginx's next write to it
+//   fails or its read of the answer is reset, and the client gets 502
+//   instead of the answer.
 #pragma once
 
 #include <sys/types.h>
@@ -39,6 +41,8 @@
 namespace ca {
 
 constexpr auto kBodyDeadline = std::chrono::seconds(20);
+// How long an answered connection is drained before it is closed anyway.
+constexpr auto kAnsweredDrainLimit = std::chrono::seconds(5);
 // What a peek looks at: past this a request may be waiting on the process.
 constexpr size_t kPeekLimit = 64 * 1024;
 
@@ -70,9 +74,9 @@ Peeked peek_request(int fd);
 // deadline. Thread-safe; one per process.
 class ArrivingBodies {
  public:
-  // `resume(fd)` arms `fd` in the dispatcher's set again; called by the
-  // watching thread for a connection it held.
-  explicit ArrivingBodies(std::function<void(int)> resume);
+  // `resume(fd)` arms `fd` in the dispatcher's set again, `close(fd)`
+  // closes it; called by the watching thread for a connection it held.
+  ArrivingBodies(std::function<void(int)> resume, std::function<void(int)> close);
   ~ArrivingBodies();
   ArrivingBodies(const ArrivingBodies&) = delete;
   ArrivingBodies& operator=(const ArrivingBodies&) = delete;
@@ -83,21 +87,28 @@ class ArrivingBodies {
   // on it, nginx closes it, or its deadline passes. False when it cannot
   // (the caller then closes it).
   bool wait(int fd, size_t queued);
+  // Holds `fd`, whose request was answered before its body was read, and
+  // discards what still comes until nginx closes it (it does once it has
+  // read the answer), then closes it; at most kAnsweredDrainLimit. False when it
+  // cannot (the caller then closes it).
+  bool drain(int fd);
   // Stops `fd`'s clock, before its request is served or it is closed (the
-  // number may then be reused); whether its read side was shut. Free when
-  // no clock runs.
+  // number may then be reused); whether its deadline had cut a thread's
+  // read. Free when no clock runs.
   bool stop(int fd);
 
  private:
   struct Clock {
     std::chrono::steady_clock::time_point deadline;
-    bool shut = false;
-    bool waiting = false;  // in waiting_fd_
-    size_t queued = 0;     // while waiting: the bytes it waits past
+    bool cut = false;       // past its deadline, a thread's read given a receive timeout
+    bool waiting = false;   // in waiting_fd_
+    bool draining = false;  // answered: what comes is discarded
+    size_t queued = 0;      // while waiting: the bytes it waits past
   };
   void watch();
 
   std::function<void(int)> resume_;
+  std::function<void(int)> close_;
   int waiting_fd_;  // the epoll set of the waiting connections
   std::mutex mutex_;
   std::unordered_map<int, Clock> clocks_;

@@ -49,7 +49,7 @@ void log_request_line(const Request& req, int status, std::chrono::steady_clock:
 
 }  // namespace
 
-void serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
+bool serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
                    BodyCut cut) {
   // When nginx passed the request on: its timeout runs from there, and the
   // request may have waited for a free thread since.
@@ -75,9 +75,6 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
     (*db).set_request_deadline(started + kRequestDeadline);
     resp = dispatch(router, req, *db, config);
   } else {
-    // What is left of the body is never read: the connection cannot carry
-    // another request.
-    r.keepConnection = 0;
     if (body == BodyRead::kTooLarge) {
       resp = respond(Error::payload_too_large("Request body too large"), ErrorStyle::kPlain);
     } else if (cut == BodyCut::kBusy) {
@@ -102,6 +99,7 @@ void serve_request(FCGX_Request& r, const Router& router, const Config& config, 
   }
   log_request_line(req, resp.status, took);
   log_request_end();
+  return body == BodyRead::kWhole;
 }
 
 }  // namespace ca

@@ -21,9 +21,10 @@ enum class BodyCut {
   kBusy,     // 503: every thread that may wait for a body is waiting for one
 };
 
-// `cut`: the request is answered as it says, its body left unread and its
-// connection not kept.
-void serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
+// `cut`: the request is answered as it says, its body left unread. False
+// when the body was not read whole (cut, or over 1 MiB): the connection
+// cannot carry another request.
+bool serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
                    BodyCut cut = BodyCut::kNone);
 
 }  // namespace ca

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "own_nginx.h"
 #include "stack.h"
 
 namespace ca::test {
@@ -110,6 +111,19 @@ double cpu_of(const std::vector<pid_t>& pids) {
   return sum;
 }
 
+// The lines nginx's error log (`path`) has gained since it had `from`
+// bytes that say a connection to a handler broke: a handler that closed a
+// connection answered before its body was read (instead of draining it)
+// makes nginx's next write of the body fail, or its read of the answer be
+// reset, and the client gets 502.
+std::vector<std::string> broken_connections(const std::string& path, size_t from) {
+  std::string text = file_text(path);
+  text = text.size() > from ? text.substr(from) : "";
+  std::vector<std::string> broken = text_lines_with(text, "Broken pipe");
+  for (const std::string& line : text_lines_with(text, "reset by peer")) broken.push_back(line);
+  return broken;
+}
+
 // The answer is the handler's 408, whole (chunked: the body's length in
 // hex, the JSON, the last chunk).
 void expect_408(const Held& held, const std::string& name) {
@@ -139,9 +153,17 @@ void expect_408(const Held& held, const std::string& name) {
 // Waiting costs the handlers nothing: a connection is looked at again only
 // when its bytes come (a wait that spun on the queued bytes used a core per
 // process).
-TEST(SlowClients, SlowBodiesHeadersAndIdleConnectionsAreCutWithin30sHoldingNoThread) {
+//
+// More large bodies than half the login handlers' threads (2 processes of 2
+// readers; 1 in the sanitizer pass), beside the large one above: those past
+// the readers are answered 503 with Retry-After: 1 at once and whole (their
+// connection is drained, not closed, and its answer not held back by the
+// drain), the others 408 at 20 s; nginx logs no broken connection.
+TEST(SlowClients, SlowClientsAreCutWithin30sHoldingNoThreadAndLargeBodiesPastTheReadersGet503) {
   std::vector<pid_t> auth = find_stack_processes("commerce-admin-auth");
   ASSERT_FALSE(auth.empty());
+  const std::string nginx_log = state_dir() + "/log/nginx.log";
+  const size_t nginx_log_before = file_text(nginx_log).size();
   auto run = [](auto f) { return std::async(std::launch::async, f); };
 
   auto silent_body = run([] { return held_until_closed(login_head(1000, "{"), ""); });
@@ -157,11 +179,19 @@ TEST(SlowClients, SlowBodiesHeadersAndIdleConnectionsAreCutWithin30sHoldingNoThr
     held.push_back(run([] { return held_until_closed(login_head(1000, "{"), " "); }));
   }
 
-  std::this_thread::sleep_for(1s);  // all of them passed on to the handlers
+  std::this_thread::sleep_for(1s);  // all of them passed on to the handlers, `large` to a thread
+  // Two processes of at most 2 readers each (1 in the sanitizer pass), one
+  // of them reading `large`: at least one of 5 more is refused.
+  constexpr int kMoreLarge = 5;
+  std::vector<std::future<Held>> more_large;
+  for (int i = 0; i < kMoreLarge; ++i) {
+    more_large.push_back(run([] { return held_until_closed(large_login_head(), " ", true); }));
+  }
+  std::this_thread::sleep_for(1s);  // the refused ones answered, the others on a thread
   double cpu_before = cpu_of(auth);
   std::this_thread::sleep_for(4s);
-  // About 14 x 2 arrivals of a byte: milliseconds of work.
-  EXPECT_LT(cpu_of(auth) - cpu_before, 0.5) << "seconds of CPU while 14 bodies arrived";
+  // About 20 x 2 arrivals of a byte: milliseconds of work.
+  EXPECT_LT(cpu_of(auth) - cpu_before, 0.5) << "seconds of CPU while 20 bodies arrived";
   HttpResponse r = http("POST", "/api/v2/admin/login", {.body = "{}"});
   EXPECT_EQ(r.status, 422) << r.body;
   for (auto& h : held) {
@@ -178,6 +208,55 @@ TEST(SlowClients, SlowBodiesHeadersAndIdleConnectionsAreCutWithin30sHoldingNoThr
   expect_408(small.get(), "small");
   expect_408(large.get(), "large");
   for (auto& h : held) EXPECT_EQ(h.get().received.substr(0, 13), "HTTP/1.1 408 ");
+
+  int refused = 0;
+  for (auto& result : more_large) {
+    Held h = result.get();
+    if (h.received.substr(0, 13) == "HTTP/1.1 503 ") {
+      ++refused;
+      EXPECT_NE(h.received.find("\r\nRetry-After: 1\r\n"), std::string::npos) << h.received;
+      EXPECT_NE(h.received.find("\r\n\r\n37\r\n{\"error\":\"Too many request bodies arriving; "
+                                "try again\"}\r\n0\r\n\r\n"),
+                std::string::npos)
+          << h.received;
+      // At once: not when the drain of its connection ends (5 s).
+      EXPECT_LT(h.answered, 3) << "503 whole after " << h.answered << " s";
+    } else {  // a reader was free: read as it came, answered at the body's 20 s
+      EXPECT_GT(h.answered, 15) << h.received;
+      EXPECT_LT(h.answered, 30) << h.received;
+      EXPECT_EQ(h.received.substr(0, 13), "HTTP/1.1 408 ") << h.received;
+      EXPECT_NE(h.received.find("\r\n\r\n1b\r\n{\"error\":\"Request timeout\"}\r\n0\r\n\r\n"),
+                std::string::npos)
+          << h.received;
+    }
+  }
+  EXPECT_GE(refused, 1) << "every one of " << kMoreLarge + 1 << " large bodies had a reader";
+  EXPECT_EQ(broken_connections(nginx_log, nginx_log_before), std::vector<std::string>{});
+}
+
+// A body over the handlers' 1 MiB that nginx lets through (an nginx whose
+// client_max_body_size is 2m) is answered 413 from its Content-Length
+// before any of it is read. The connection is drained, not closed: the
+// client gets that 413 whole and at once, not a 502, and nginx logs no
+// broken connection; with FastCGI keep-alive and without (where nginx ends
+// an answer only when the handler's side of the connection ends).
+TEST(SlowClients, ABodyOver1MiBIsAnswered413BeforeItIsReadAndTheAnswerArrivesWhole) {
+  for (const char* keepalive : {"0", "16"}) {
+    SCOPED_TRACE(std::string("UPSTREAM_KEEPALIVE=") + keepalive);
+    OwnNginx nginx(state_dir() + "/slow-clients-" + std::to_string(getpid()) + "-" + keepalive,
+                   {{"UPSTREAM_KEEPALIVE", keepalive}}, "",
+                   {{"client_max_body_size 1m;", "client_max_body_size 2m;"}});
+    ASSERT_TRUE(nginx.running()) << nginx.error();
+    // 100 KB of 1.5 MB, then nothing: the answer does not wait for the rest.
+    Held h = held_until_closed(login_head(1500000, "{" + std::string(100000, ' ')), "", true,
+                               nginx.port());
+    EXPECT_EQ(h.received.substr(0, 13), "HTTP/1.1 413 ") << h.received;
+    EXPECT_NE(h.received.find("\r\n\r\n22\r\n{\"error\":\"Request body too large\"}\r\n0\r\n\r\n"),
+              std::string::npos)
+        << h.received;
+    EXPECT_LT(h.answered, 3) << "413 whole after " << h.answered << " s";
+    EXPECT_EQ(broken_connections(nginx.error_log_path(), 0), std::vector<std::string>{});
+  }
 }
 
 }  // namespace

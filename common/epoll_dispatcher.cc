@@ -149,6 +149,13 @@ void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op,
     FCGX_Detach(&r);
     FCGX_Finish_r(&r);
     r.ipcFd = -1;
+    // The answer is whole; this side ends here. Without fastcgi_keep_conn
+    // nginx ends an answer only at the connection's end (until then the
+    // client waited out the drain's 5 s for it); with it, the end makes
+    // nginx close a connection it would keep for another request (the
+    // whole body sent before the answer came), which the drain would
+    // discard.
+    shutdown(fd, SHUT_WR);
     if (!d.arriving.drain(fd)) d.close_connection(fd);
     return;
   }

@@ -25,7 +25,8 @@
 // - A connection answered before its body was read is drained, not closed:
 //   closed with bytes unread or still coming, nginx's next write to it
 //   fails or its read of the answer is reset, and the client gets 502
-//   instead of the answer.
+//   instead of the answer. Its sending side is shut once the answer is
+//   written (nginx without fastcgi_keep_conn ends an answer only there).
 #pragma once
 
 #include <sys/types.h>
@@ -87,10 +88,11 @@ class ArrivingBodies {
   // on it, nginx closes it, or its deadline passes. False when it cannot
   // (the caller then closes it).
   bool wait(int fd, size_t queued);
-  // Holds `fd`, whose request was answered before its body was read, and
-  // discards what still comes until nginx closes it (it does once it has
-  // read the answer), then closes it; at most kAnsweredDrainLimit. False when it
-  // cannot (the caller then closes it).
+  // Holds `fd`, whose request was answered before its body was read (and
+  // its sending side shut), and discards what still comes until nginx
+  // closes it (it does once it has read the answer), then closes it; at
+  // most kAnsweredDrainLimit. False when it cannot (the caller then closes
+  // it).
   bool drain(int fd);
   // Stops `fd`'s clock, before its request is served or it is closed (the
   // number may then be reused); whether its deadline had cut a thread's

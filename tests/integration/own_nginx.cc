@@ -64,7 +64,8 @@ pid_t start_tcp_handler(const std::string& executable, const std::string& args, 
 }
 
 OwnNginx::OwnNginx(const std::string& dir, const std::map<std::string, std::string>& env,
-                   const std::string& extra_conf)
+                   const std::string& extra_conf,
+                   const std::vector<std::pair<std::string, std::string>>& edits)
     : dir_(dir), port_(free_port()) {
   std::map<std::string, std::string> vars = {{"SOCKET_DIR", state_dir() + "/run"},
                                              {"LISTEN", "127.0.0.1:" + std::to_string(port_)},
@@ -80,6 +81,21 @@ OwnNginx::OwnNginx(const std::string& dir, const std::map<std::string, std::stri
   if (std::system(("mkdir -p " + shell_quote(dir) + " && " + render).c_str()) != 0) {
     error_ = "render-nginx: " + file_text(dir + "/render.log");
     return;
+  }
+  if (!edits.empty()) {
+    const std::string conf_path = dir + "/nginx/commerce-admin.conf";
+    std::string conf = file_text(conf_path);
+    for (const auto& [from, to] : edits) {
+      size_t at = conf.find(from);
+      if (from.empty() || at == std::string::npos) {
+        error_ = "no '" + from + "' in " + conf_path;
+        return;
+      }
+      for (; at != std::string::npos; at = conf.find(from, at + to.size())) {
+        conf.replace(at, from.size(), to);
+      }
+    }
+    std::ofstream(conf_path) << conf;
   }
   if (!extra_conf.empty()) {
     std::ofstream(dir + "/nginx/conf.d/test.conf") << extra_conf;

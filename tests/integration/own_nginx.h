@@ -7,6 +7,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ca::test {
 
@@ -27,8 +29,12 @@ class OwnNginx {
   // stack's sockets, every rate limit off) and starts nginx on a free port.
   // `extra_conf`, when set, is written to the rendered config's conf.d/ (the
   // http context) first: servers of the test's own beside the API's.
+  // `edits` replace text of the rendered API config (every occurrence of
+  // each first by its second), for a directive no setting changes; one that
+  // matches nothing is an error.
   OwnNginx(const std::string& dir, const std::map<std::string, std::string>& env,
-           const std::string& extra_conf = "");
+           const std::string& extra_conf = "",
+           const std::vector<std::pair<std::string, std::string>>& edits = {});
   ~OwnNginx();
   OwnNginx(const OwnNginx&) = delete;
   OwnNginx& operator=(const OwnNginx&) = delete;

@@ -281,28 +281,19 @@ Result<Lookup> lookup_key(Ctx& ctx, const ApiKeyParts& key, std::optional<int64_
 
 // Given verified claims, checks in one round trip the session, the
 // membership and, when `read` is given, runs that statement too (libpq
-// pipeline), but only for a member of the tenant. With `checked` (the read
-// with CA_SESSION_MEMBER_CHECK in it, its parameters ending with the
-// session and user), a session's check and read are that one statement; a
-// key's are the key's check and `read`. On a keyed request
+// pipeline), but only for a member of the tenant. On a keyed request
 // (common/idempotency.h) with `claim`, the check goes out with BEGIN and the
 // claim of the key, in the same round trip.
 Result<Lookup> lookup(Ctx& ctx, const Bearer& bearer, std::optional<int64_t> tenant_id,
-                      const Db::Query* read = nullptr, bool claim = false,
-                      const Db::Query* checked = nullptr) {
+                      const Db::Query* read = nullptr, bool claim = false) {
   if (bearer.key) return lookup_key(ctx, *bearer.key, tenant_id, read, claim);
   const TokenClaims& claims = bearer.token;
   Lookup out;
   out.who.session_id = claims.jti;
   if (tenant_id) out.who.tenant_id = *tenant_id;
   if (read != nullptr) {
-    std::vector<DbResult> results;
-    if (checked != nullptr) {
-      results.push_back(ctx.db.exec(*checked->stmt, checked->params));
-    } else {
-      results =
-          ctx.db.pipeline({{&kAuthenticateForRead, {claims.jti, claims.sub, tenant_id}}, *read});
-    }
+    std::vector<DbResult> results =
+        ctx.db.pipeline({{&kAuthenticateForRead, {claims.jti, claims.sub, tenant_id}}, *read});
     DbResult& r = results[0];
     if (!r.ok()) {
       // The read was not run.
@@ -315,11 +306,6 @@ Result<Lookup> lookup(Ctx& ctx, const Bearer& bearer, std::optional<int64_t> ten
     out.member = true;
     log_request_context().user_id = out.who.user_id;
     log_request_context().tenant_id = out.who.tenant_id;
-    if (checked != nullptr) {
-      // A member, of a role the statement does not say (kMember).
-      out.read.emplace(std::move(results[0]));
-      return out;
-    }
     out.who.role = role_parse(r->text(0, "role")).value_or(Role::kMember);
     out.read.emplace(std::move(results[1]));
     return out;
@@ -430,12 +416,8 @@ Result<Principal> authenticate_tenant_header(Ctx& ctx, Role min_role) {
   return check_role(ctx, l, min_role);
 }
 
-namespace {
-
-// authenticate_tenant_header_read(), and with `checked` its one-statement
-// form (authenticate_tenant_header_read_checked).
-Result<TenantRead> tenant_header_read(Ctx& ctx, const Statement& read, const Statement* checked,
-                                      std::vector<Param> params, ReadArgs args) {
+Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& read,
+                                                   std::vector<Param> params, ReadArgs args) {
   int64_t tenant_id = parse_id(ctx.req.tenant_header);
   if (!ctx.req.has_tenant_header || tenant_id == 0) {
     CA_TRY(who, authenticate_tenant_header(ctx));  // answers 401 or 400
@@ -447,31 +429,10 @@ Result<TenantRead> tenant_header_read(Ctx& ctx, const Statement& read, const Sta
   // discarded unless that check finds this very user's live session.
   if (args == ReadArgs::kTenantAndUser) params.insert(params.begin(), bearer.user_id());
   params.insert(params.begin(), tenant_id);
-  std::optional<Db::Query> with_check;
-  if (checked != nullptr && !bearer.key) {
-    std::vector<Param> checked_params = params;
-    checked_params.emplace_back(bearer.token.jti);
-    checked_params.emplace_back(bearer.token.sub);
-    with_check.emplace(Db::Query{checked, std::move(checked_params)});
-  }
   Db::Query query{&read, std::move(params)};
-  CA_TRY(l, lookup(ctx, bearer, tenant_id, &query, /*claim=*/false,
-                   with_check ? &*with_check : nullptr));
+  CA_TRY(l, lookup(ctx, bearer, tenant_id, &query));
   CA_TRY(who, check_role(ctx, l, Role::kMember));
   return TenantRead{std::move(who), std::move(*l.read)};
-}
-
-}  // namespace
-
-Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& read,
-                                                   std::vector<Param> params, ReadArgs args) {
-  return tenant_header_read(ctx, read, nullptr, std::move(params), args);
-}
-
-Result<TenantRead> authenticate_tenant_header_read_checked(Ctx& ctx, const Statement& read,
-                                                           const Statement& checked,
-                                                           std::vector<Param> params) {
-  return tenant_header_read(ctx, read, &checked, std::move(params), ReadArgs::kTenant);
 }
 
 Error refuse_after_tenant_auth(Ctx& ctx, Error refusal) {

@@ -84,38 +84,6 @@ Result<TenantRead> authenticate_tenant_header_read(Ctx& ctx, const Statement& re
                                                    std::vector<Param> params,
                                                    ReadArgs args = ReadArgs::kTenant);
 
-// The session check inside a read's statement, for
-// authenticate_tenant_header_read_checked(): true when SESSION (a parameter,
-// "$n") is a live session of USER who is a member of TENANT; otherwise it
-// raises CA401 (no live session) or CA403 (not a member), as
-// authenticate_tenant_header_read()'s check statement does. Put it in the
-// read's WHERE with AND: it reads no column of the read's rows, so
-// PostgreSQL runs it once, as the one-time filter of a Result above the
-// read's scan, before any row is looked at, whether or not the read finds
-// one. On Citus the statement stays one router query on the tenant's shard
-// (sessions is a reference table, memberships is colocated) and costs less
-// than the check and the read sent as two (docs/decisions/0129-...).
-#define CA_SESSION_MEMBER_CHECK(SESSION, USER, TENANT)                          \
-  "(SELECT CASE WHEN (SELECT s.user_id FROM sessions s WHERE s.id = " SESSION   \
-  "::uuid AND s.user_id = " USER                                                \
-  " AND s.revoked_at IS NULL AND s.expires_at > now()) IS NULL "                \
-  "THEN ca_refuse('CA401', 'no live session') "                                 \
-  "ELSE COALESCE((SELECT m.role FROM memberships m WHERE m.tenant_id = " TENANT \
-  "::bigint AND m.user_id = " USER                                              \
-  "), ca_refuse('CA403', 'not a member of the tenant')) "                       \
-  "END) IS NOT NULL"
-
-// authenticate_tenant_header_read() in one statement where a session token
-// is the credential: `checked` is `read` with CA_SESSION_MEMBER_CHECK in its
-// WHERE, and gets read's parameters ($1 the tenant, then `params`), then the
-// token's session id and user id. With an API key, the key's check and
-// `read` go out as authenticate_tenant_header_read() sends them. The caller
-// is a member when rows come back, but the check does not say with which
-// role: `who.role` is kMember (for reads any member may make).
-Result<TenantRead> authenticate_tenant_header_read_checked(Ctx& ctx, const Statement& read,
-                                                           const Statement& checked,
-                                                           std::vector<Param> params);
-
 // For a request refused before a piggybacked read (a bad page or filter):
 // the 401/400/403 of authenticate_tenant_header() when there is one, since
 // those come first, else `refusal`.

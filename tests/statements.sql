@@ -1114,13 +1114,6 @@ ORDER BY p.id DESC;
 SELECT p.api_json AS json FROM products p WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS
 NULL;
 
--- products_read_checked (handlers/products/product_read.cc)
-SELECT p.api_json AS json FROM products p WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS
-NULL AND (SELECT CASE WHEN (SELECT s.user_id FROM sessions s WHERE s.id = $3::uuid AND s.user_id =
-$4 AND s.revoked_at IS NULL AND s.expires_at > now()) IS NULL THEN ca_refuse('CA401', 'no live
-session') ELSE COALESCE((SELECT m.role FROM memberships m WHERE m.tenant_id = $1::bigint AND
-m.user_id = $4), ca_refuse('CA403', 'not a member of the tenant')) END) IS NOT NULL;
-
 -- products_category_exists (handlers/products/product_write.cc)
 SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found;
 

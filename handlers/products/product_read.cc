@@ -14,14 +14,6 @@ namespace {
 const Statement kRead{"products_read", "SELECT " CA_PRODUCT_JSON
                                        " FROM products p WHERE p.tenant_id = $1 AND p.id = $2 "
                                        "AND p.deleted_at IS NULL"};
-// kRead with the session check in it, for a session token (one statement
-// where the check and the read were two: docs/decisions/0129-...):
-// $3 the session, $4 its user.
-const Statement kReadChecked{
-    "products_read_checked",
-    "SELECT " CA_PRODUCT_JSON
-    " FROM products p WHERE p.tenant_id = $1 AND p.id = $2 "
-    "AND p.deleted_at IS NULL AND " CA_SESSION_MEMBER_CHECK("$3", "$4", "$1")};
 
 // One statement per combination of filters, so each gets a plan that uses
 // its index (a generic plan of "$n IS NULL OR ..." would not). Each is a
@@ -312,10 +304,8 @@ Result<Response> products_list(Ctx& ctx) {
 }
 
 Result<Response> products_read(Ctx& ctx) {
-  // Token, session, membership and the product in one statement (an API
-  // key: its check and the product in one round trip).
-  CA_TRY(read,
-         authenticate_tenant_header_read_checked(ctx, kRead, kReadChecked, {ctx.req.params[0]}));
+  // Token, session, membership and the product in one round trip.
+  CA_TRY(read, authenticate_tenant_header_read(ctx, kRead, {ctx.req.params[0]}));
   DbResult& r = read.rows;
   if (!r.ok()) return Error::database(r.error());
   if (r->empty()) return Error::not_found("Product not found");

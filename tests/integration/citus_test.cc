@@ -331,49 +331,6 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
   check("DELETE", members + "/" + to_string(buyer.id), admin, std::nullopt, 200, {}, memberships);
 }
 
-// Decision 0129: with a session token, a product read's session check and
-// read are one statement, so the coordinator sends the tenant's worker one
-// command, which names the products, memberships and sessions shards (the
-// check and the read were two commands).
-TEST_F(Citus, AProductReadWithASessionIsOneCommand) {
-  StackWorkerPause pause;
-  RemoteCommandLog remote_log;
-  const std::string product_path = "/api/v2/admin/products/" + product_id;
-  // The commands the coordinator sent to a worker in `log`, one line each.
-  auto issued = [](const std::string& log) {
-    std::vector<std::string> found;
-    std::istringstream in(log);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.find("issuing ") != std::string::npos) found.push_back(line);
-    }
-    return found;
-  };
-  // Once every backend took the setting (as in the test above).
-  bool logging = false;
-  for (int i = 0; i < 50 && !logging; ++i) {
-    std::streamoff before = log_size();
-    ASSERT_EQ(http("GET", product_path, {.token = admin, .tenant = tid}).status, 200);
-    logging = !issued(log_since(before)).empty();
-    if (!logging) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(logging) << "the coordinator does not log its remote commands";
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-
-  for (int i = 0; i < 3; ++i) {
-    std::streamoff before = log_size();
-    HttpResponse got = http("GET", product_path, {.token = admin, .tenant = tid});
-    ASSERT_EQ(got.status, 200) << got.body;
-    EXPECT_EQ(to_string(got.integer("id")), product_id) << got.body;
-    std::vector<std::string> commands = issued(log_since(before));
-    ASSERT_EQ(commands.size(), 1u) << joined(commands);
-    for (const char* table : {"products", "memberships", "sessions"}) {
-      EXPECT_NE(commands[0].find(std::string("public.") + table + "_"), std::string::npos)
-          << table << ": " << commands[0];
-    }
-  }
-}
-
 // The dev cluster's nodes talk over loopback without SSL (scripts/run sets
 // citus.node_conninfo on every node; decision 0125). On each worker, no
 // connection from another node is SSL, run_command_on_workers' own (which

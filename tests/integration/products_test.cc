@@ -351,36 +351,6 @@ TEST(Products, ReadOfAMissingDeletedOrForeignProductIs404) {
   EXPECT_EQ(http("GET", item(foreign), other.call()).status, 200);
 }
 
-// The session check comes before the read whether or not the product
-// exists (for a session the check is in the read's own statement, decision
-// 0129): a stranger to the tenant gets 403 and a logged-out token 401, for a
-// product that exists and for one that does not; a member reads it.
-TEST(Products, ReadIsRefusedToAStrangerOrALoggedOutTokenWhetherOrNotTheProductExists) {
-  const std::string admin = admin_token();
-  Scope s = fresh_scope(admin);
-  Scope other = fresh_scope(admin);
-  int64_t id = create_id(s, R"({"name":"Mine","price":1})");
-  const int64_t missing = 9223372036854775807;
-  TestUser member = add_user(admin, s.tenant);
-  TestUser stranger = add_user(admin, other.tenant);
-  const char* kNotMember = R"({"error":"You are not a member of this tenant"})";
-
-  HttpResponse read = http("GET", item(id), {.token = member.token, .tenant = s.tid()});
-  EXPECT_EQ(read.status, 200) << read.body;
-  EXPECT_EQ(read.integer("id"), id) << read.body;
-  expect_body(http("GET", item(missing), {.token = member.token, .tenant = s.tid()}), 404,
-              kNotFound);
-  expect_body(http("GET", item(id), {.token = stranger.token, .tenant = s.tid()}), 403, kNotMember);
-  expect_body(http("GET", item(missing), {.token = stranger.token, .tenant = s.tid()}), 403,
-              kNotMember);
-
-  ASSERT_EQ(http("POST", "/api/v2/admin/logout", {.token = member.token}).status, 200);
-  EXPECT_TRUE(
-      is_unauthenticated(http("GET", item(id), {.token = member.token, .tenant = s.tid()})));
-  EXPECT_TRUE(
-      is_unauthenticated(http("GET", item(missing), {.token = member.token, .tenant = s.tid()})));
-}
-
 TEST(Products, UpdateChangesOnlyTheSentFields) {
   Scope s = fresh_scope(admin_token());
   int64_t category = create_category(s, "Cups");

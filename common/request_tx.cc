@@ -21,6 +21,22 @@ bool is_2xx(Result<Response>& answer) {
   return answer.ok() && answer->status >= 200 && answer->status < 300;
 }
 
+// Without a key: the session check and `queries` in one round trip, one
+// implicit transaction.
+Result<Sent> check_then(Ctx& ctx, const Access& access, const QueriesFor& queries) {
+  CA_TRY(check, write_check(ctx, access));
+  Queries all{check.query};
+  Queries mine = queries(check.who);
+  all.insert(all.end(), mine.begin(), mine.end());
+  std::vector<DbResult> r =
+      ctx.tx->first(all, check.who.user_id, check.who.tenant_id, /*stays_open=*/false);
+  // Refused or failed: the implicit transaction is rolled back already.
+  CA_TRY(who, write_check_result(ctx, access, check, r[0]));
+  r.erase(r.begin());
+  if (const DbError* failed = first_failure(r)) return Error::database(*failed);
+  return Sent{std::move(who), std::move(r)};
+}
+
 }  // namespace
 
 RequestTx::RequestTx(const Request& req, Db& db, const RouteMatch& route, const Config& config)
@@ -159,17 +175,20 @@ Result<Sent> send_once(Ctx& ctx, const Access& access, const QueriesFor& writes)
     CA_TRY(results, tx.last(writes(opened.who)));
     return Sent{std::move(opened.who), std::move(results)};
   }
-  CA_TRY(check, write_check(ctx, access));
-  Queries all{check.query};
-  Queries mine = writes(check.who);
-  all.insert(all.end(), mine.begin(), mine.end());
-  std::vector<DbResult> r =
-      tx.first(all, check.who.user_id, check.who.tenant_id, /*stays_open=*/false);
-  // Refused or failed: the implicit transaction is rolled back already.
-  CA_TRY(who, write_check_result(ctx, access, check, r[0]));
-  r.erase(r.begin());
+  return check_then(ctx, access, writes);
+}
+
+Result<Sent> send_check(Ctx& ctx, const Access& access, const QueriesFor& reads) {
+  RequestTx& tx = *ctx.tx;
+  if (tx.keyed()) return send_first(ctx, access, reads);
+  return check_then(ctx, access, reads);
+}
+
+Result<std::vector<DbResult>> send_call(Ctx& ctx, const Queries& writes) {
+  if (ctx.tx->keyed()) return ctx.tx->last(writes);
+  std::vector<DbResult> r = ctx.db.write_pipeline(writes);
   if (const DbError* failed = first_failure(r)) return Error::database(*failed);
-  return Sent{std::move(who), std::move(r)};
+  return r;
 }
 
 Result<Principal> authenticate_for(Ctx& ctx, const Access& access) {

@@ -53,10 +53,9 @@
 //     declared), never guessed from a statement's text.
 //
 // Round trips, without a key: a read 1; send_once() 1; send_first() and
-// send_last() 2. With a key: 3 (BEGIN, check, claim, checks; the writes;
-// the answer, COMMIT). A refusal before anything is written (a body that is
-// not JSON, fields that fail) must still answer 401/400/403 first: return
-// refuse_before_write() there.
+// send_last() 2; send_check() and send_call() 2. With a key: 3 (BEGIN, check, claim, checks; the
+// writes; the answer, COMMIT). A refusal before anything is written (a body that is not JSON,
+// fields that fail) must still answer 401/400/403 first: return refuse_before_write() there.
 //
 // Nothing here is shared between threads: a RequestTx lives in one
 // request on its thread's Db.
@@ -141,6 +140,24 @@ class RequestTx {
 // `writes`. One round trip (three with a key). A failed write is answered
 // 500/503 (or as Error::database() says) in the route's style.
 Result<Sent> send_once(Ctx& ctx, const Access& access, const QueriesFor& writes);
+
+// A write that is one call of a function the database runs where the
+// tenant's rows are (on Citus, delegated whole to the tenant's worker:
+// sql/060, docs/decisions/0137-order-create-is-one-delegated-call.md), and
+// that needs values from the coordinator first (ids from its sequences).
+// Without a key each send is its own implicit transaction: the call must
+// not run inside a transaction block, where Citus would coordinate it from
+// the coordinator as a distributed transaction. The check still comes first
+// and nothing is sent after a refusal; the call is a write of its own, as
+// if sent a moment after the check. With a key they are send_first() and
+// send_last(): one transaction, the answer stored at its COMMIT.
+//
+// send_check(): the session check, the claim of a key, `reads`. One round
+// trip; their results.
+Result<Sent> send_check(Ctx& ctx, const Access& access, const QueriesFor& reads);
+// send_call(): `writes` (the call), never repeated. Their results, or the
+// first failure's answer.
+Result<std::vector<DbResult>> send_call(Ctx& ctx, const Queries& writes);
 
 // The first send of a two-send write: BEGIN, the session check, the claim of
 // a key, `checks` (may be empty). The transaction stays open for

@@ -565,51 +565,16 @@ SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refus
 WHERE user_id = $1 AND deleted_at IS NULL;
 
 -- orders_create (handlers/orders/order_create.cc)
-WITH address AS (  SELECT a.street, a.city, u.name, u.email   FROM addresses a JOIN users u ON u.id
-= a.user_id   WHERE a.user_id = $2 AND a.id = $3 AND a.deleted_at IS NULL), live_products AS
-MATERIALIZED (  SELECT id FROM products   WHERE tenant_id = $1 AND id = ANY ($6::bigint[]) AND
-deleted_at IS NULL   ORDER BY id FOR SHARE), all_live AS (  SELECT 1 FROM address a WHERE NOT EXISTS
-(    SELECT 1 FROM unnest($6::bigint[]) x (id) WHERE x.id NOT IN (SELECT id FROM live_products p))),
-created AS (  INSERT INTO orders (tenant_id, user_id, address_id, payment_type,
-total_amount)   SELECT $1, $2, $3, $4, $5::numeric FROM all_live ok RETURNING *), items AS (  INSERT
-INTO order_items (tenant_id, order_id, product_id, size, qty, amount, notes)   SELECT o.tenant_id,
-o.id, x.product_id, x.size, x.qty, x.amount, x.notes   FROM created o CROSS JOIN
-unnest($6::bigint[], $7::text[], $8::integer[],
-$9::numeric[],                            $10::text[]) WITH ORDINALITY        AS x (product_id,
-size, qty, amount, notes, n)   ORDER BY x.n   RETURNING id, order_id, product_id, size, qty, amount,
-notes), counted AS (  INSERT INTO order_counts AS k (tenant_id, status, slot, n)   SELECT $1,
-o.status, (pg_backend_pid() % 16), 1 FROM created o   ON CONFLICT (tenant_id, status, slot) DO
-UPDATE SET n = k.n + 1), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type,
-actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
-a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $11::jsonb ->> 'request_id' FROM
-(SELECT 'order.created', 'order', o.id, NULL FROM created o) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id =
-($11::jsonb ->> 'user_id')::bigint   AND ($11::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT
-'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($11::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name),
-new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
-jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
-audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT o.tenant_id,
-'order.created',   ca_order_event_json(order_id => o.id, user_id => o.user_id, status =>
-o.status,     total_amount => o.total_amount, items_count =>
-cardinality($6::bigint[]),     previous_status => NULL)::jsonb FROM created o) AS ev (tenant_id,
-type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries
-(tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM
-new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND
-(w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT CASE WHEN o.id IS NOT NULL
-THEN ca_order_json(id => o.id, user_id => o.user_id, tenant_id => o.tenant_id, address_id =>
-o.address_id, payment_type => o.payment_type, total_amount => o.total_amount, status => o.status,
-created_at => o.created_at, updated_at => o.updated_at, items => (SELECT '[' ||
-string_agg(ca_order_item_json(id => i.id, order_id => i.order_id,     product_id => i.product_id,
-size => i.size, qty => i.qty, amount => i.amount,     notes => i.notes, product => NULL), ',' ORDER
-BY i.id) || ']'  FROM items i), items_count => NULL, owner => ca_order_user_json(id => o.user_id,
-name => a.name, email => a.email), address => ca_order_address_json(all_fields => false, id =>
-o.address_id, street => a.street, city => a.city, country => NULL, postal_code => NULL)) END AS
-json,   a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM live_products p) AS
-live_product_ids FROM (SELECT 1) one LEFT JOIN address a ON true LEFT JOIN created o ON true;
+SELECT json, address_found, live_product_ids FROM ca_order_create(tenant_id => $1, order_id => $2,
+event_id => $3, user_id => $4, address_id => $5, payment_type => $6, total_amount => $7::numeric,
+product_ids => $8::bigint[], sizes => $9::text[], qtys => $10::integer[], amounts => $11::numeric[],
+notes => $12::text[], who => $13::jsonb);
 
 -- orders_create_address (handlers/orders/order_create.cc)
 SELECT 1 FROM addresses a WHERE a.user_id = $1 AND a.id = $2 AND a.deleted_at IS NULL;
+
+-- orders_create_ids (handlers/orders/order_create.cc)
+SELECT nextval('orders_id_seq') AS order_id, nextval('events_id_seq') AS event_id;
 
 -- orders_create_products (handlers/orders/order_create.cc)
 SELECT id FROM products WHERE tenant_id = $1 AND id = ANY ($2::bigint[]) AND deleted_at IS NULL;

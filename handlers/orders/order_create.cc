@@ -3,10 +3,13 @@
 // checked first and all failures are reported together; the address and the
 // products are each checked once, whatever the number of items.
 //
-// A valid request is one statement sent with the session check, in one round
-// trip (common/request_tx.h): it checks the address and the products, and only
-// when both pass writes the order, all of its items (one multi-row insert
-// from arrays) and the `order.created` event with its deliveries. A failure
+// A valid request is two round trips (common/request_tx.h, send_check()
+// and send_call()): the session check with the order's and event's ids from
+// the sequences, then one call of ca_order_create() (sql/060), which checks
+// the address and the products and only when both pass writes the order,
+// all of its items, its audit entry and the `order.created` event with its
+// deliveries. On Citus that call runs whole on the tenant's worker
+// (docs/decisions/0137-order-create-is-one-delegated-call.md). A failure
 // anywhere leaves nothing behind.
 #include <cstdio>
 #include <optional>
@@ -48,65 +51,32 @@ const Statement kProducts{
     "SELECT id FROM products "
     "WHERE tenant_id = $1 AND id = ANY ($2::bigint[]) AND deleted_at IS NULL"};
 
-// $1 tenant, $2 user, $3 address, $4 payment_type, $5 total_amount, then one
-// array per item column, all in item order: $6 product ids, $7 sizes, $8 qtys,
-// $9 amounts, $10 notes. Items get their ids in the order they were sent.
-//
-// The checks: `address`, the address when it is the caller's and not deleted (with the caller's
-// name and email for the response), and `live_products`, the live products of the tenant
-// among the ids, locked FOR SHARE so that they cannot be soft-deleted until
-// the order is committed. The order is written only when the address exists
-// and every id is a live product (`all_live`); otherwise nothing is. `counted` counts
-// it in its status's counter row of this connection's slot (order_counts,
-// sql/017 and sql/032: the orders list's total).
+// The ids the order and its event get, from the coordinator's sequences on
+// Citus (the call below runs on a worker, whose sequences have ranges of
+// their own): ids grow with time for every tenant, as the lists' newest-first
+// order needs.
+const Statement kIds{"orders_create_ids",
+                     "SELECT nextval('orders_id_seq') AS order_id, "
+                     "nextval('events_id_seq') AS event_id"};
+
+// The order, written by ca_order_create() (sql/060), which Citus runs on the
+// tenant's worker: it checks the address and the products (locked FOR
+// SHARE until the order commits) and only when both pass writes the order,
+// its items in the order sent, its count, its audit entry and the
+// `order.created` event with its deliveries. $1 tenant, $2 order id, $3 event
+// id, $4 user, $5 address, $6 payment_type, $7 total_amount, then one array
+// per item column, all in item order: $8 product ids, $9 sizes, $10 qtys,
+// $11 amounts, $12 notes; $13 audit_who().
 //
 // One row. Columns: json (the order as created, sql/026; NULL when a check
 // failed), address_found, live_product_ids (an array).
 const Statement kCreate{
     "orders_create",
-    "WITH address AS ("
-    "  SELECT a.street, a.city, u.name, u.email "
-    "  FROM addresses a JOIN users u ON u.id = a.user_id "
-    "  WHERE a.user_id = $2 AND a.id = $3 AND a.deleted_at IS NULL), "
-    "live_products AS MATERIALIZED ("
-    "  SELECT id FROM products "
-    "  WHERE tenant_id = $1 AND id = ANY ($6::bigint[]) AND deleted_at IS NULL "
-    "  ORDER BY id FOR SHARE), "
-    "all_live AS ("
-    "  SELECT 1 FROM address a WHERE NOT EXISTS ("
-    "    SELECT 1 FROM unnest($6::bigint[]) x (id) WHERE x.id NOT IN (SELECT id FROM live_products p))), "
-    "created AS ("
-    "  INSERT INTO orders (tenant_id, user_id, address_id, payment_type, total_amount) "
-    "  SELECT $1, $2, $3, $4, $5::numeric FROM all_live ok RETURNING *), "
-    "items AS ("
-    "  INSERT INTO order_items (tenant_id, order_id, product_id, size, qty, amount, notes) "
-    "  SELECT o.tenant_id, o.id, x.product_id, x.size, x.qty, x.amount, x.notes "
-    "  FROM created o CROSS JOIN unnest($6::bigint[], $7::text[], $8::integer[], $9::numeric[], "
-    "                           $10::text[]) WITH ORDINALITY "
-    "       AS x (product_id, size, qty, amount, notes, n) "
-    "  ORDER BY x.n "
-    "  RETURNING id, order_id, product_id, size, qty, amount, notes), "
-    "counted AS ("
-    "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
-    "  SELECT $1, o.status, " CA_COUNTER_SLOT ", 1 FROM created o "
-    "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + 1), "
-    CA_AUDIT_CTE("$1", "$11", "SELECT 'order.created', 'order', o.id, NULL FROM created o") ", "
-    CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT o.tenant_id, 'order.created', "
-        "  ca_order_event_json(order_id => o.id, user_id => o.user_id, status => o.status, "
-        "    total_amount => o.total_amount, items_count => cardinality($6::bigint[]), "
-        "    previous_status => NULL)::jsonb "
-        "FROM created o") " "
-    "SELECT CASE WHEN o.id IS NOT NULL THEN " CA_ORDER_JSON(
-        "(SELECT '[' || string_agg(ca_order_item_json(id => i.id, order_id => i.order_id, "
-        "    product_id => i.product_id, size => i.size, qty => i.qty, amount => i.amount, "
-        "    notes => i.notes, product => NULL), ',' ORDER BY i.id) || ']' "
-        " FROM items i)",
-        "NULL", "ca_order_user_json(id => o.user_id, name => a.name, email => a.email)",
-        "ca_order_address_json(all_fields => false, id => o.address_id, street => a.street, "
-        "city => a.city, country => NULL, postal_code => NULL)") " END AS json, "
-    "  a.name IS NOT NULL AS address_found, ARRAY(SELECT id FROM live_products p) AS live_product_ids "
-    "FROM (SELECT 1) one LEFT JOIN address a ON true LEFT JOIN created o ON true"};
+    "SELECT json, address_found, live_product_ids FROM ca_order_create("
+    "tenant_id => $1, order_id => $2, event_id => $3, user_id => $4, address_id => $5, "
+    "payment_type => $6, total_amount => $7::numeric, product_ids => $8::bigint[], "
+    "sizes => $9::text[], qtys => $10::integer[], amounts => $11::numeric[], "
+    "notes => $12::text[], who => $13::jsonb)"};
 
 struct ItemInput {
   size_t index = 0;                   // position in order_items, for error keys
@@ -293,14 +263,18 @@ Result<Response> orders_create(Ctx& ctx) {
     amounts.push_back(item.amount);
     notes.push_back(quoted(item.notes));
   }
-  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{
-               {&kCreate,
-                {who.tenant_id, who.user_id, *in.address_id, in.payment_type, in.total_amount,
-                 product_ids(in), array_literal(sizes), array_literal(qtys), array_literal(amounts),
-                 array_literal(notes), audit_who(ctx, who)}}};
+  CA_TRY(ids, send_check(ctx, Access::tenant_header(), [](const Principal&) {
+           return Queries{{&kIds, {}}};
          }));
-  const Rows& rows = w.results[0].rows();
+  const Rows& id_rows = ids.results[0].rows();
+  const Principal& who = ids.who;
+  CA_TRY(w, send_call(ctx,
+                      {{&kCreate,
+                        {who.tenant_id, id_rows.int64(0, "order_id"), id_rows.int64(0, "event_id"),
+                         who.user_id, *in.address_id, in.payment_type, in.total_amount,
+                         product_ids(in), array_literal(sizes), array_literal(qtys),
+                         array_literal(amounts), array_literal(notes), audit_who(ctx, who)}}}));
+  const Rows& rows = w[0].rows();
   if (rows.is_null(0, "json")) {  // a check failed: nothing was written
     if (!rows.boolean(0, "address_found")) errs.add("address_id", kAddressInvalid);
     report_products(in, id_set(rows.text(0, "live_product_ids")), errs);

@@ -335,6 +335,60 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
 // citus.node_conninfo on every node; decision 0125). On each worker, no
 // connection from another node is SSL, run_command_on_workers' own (which
 // this asks through) included, and there is one (a TCP client address).
+// POST /orders is one call that Citus runs on the tenant's worker
+// (docs/decisions/0137-order-create-is-one-delegated-call.md): the
+// coordinator sends the worker the call of ca_order_create() and nothing of
+// its body (no insert into a shard of orders), and commits in one phase (no
+// PREPARE TRANSACTION), with an Idempotency-Key too, whose claim is on the
+// same worker. The order's delivery to a subscription is written by it.
+TEST_F(Citus, AnOrderIsOneCallRunOnTheTenantsWorkerWithAOnePhaseCommit) {
+  HttpResponse hook = http(
+      "POST", "/api/v2/admin/webhooks/" + tid,
+      {.token = admin, .body = R"({"url":"http://127.0.0.1:1024/in","events":["order.created"]})"});
+  ASSERT_EQ(hook.status, 201) << hook.body;
+  StackWorkerPause pause;
+  RemoteCommandLog remote_log;
+  // The log shows the commands once every backend of the orders handler took
+  // the setting: an order's call (a few tries).
+  bool logging = false;
+  for (int i = 0; i < 50 && !logging; ++i) {
+    std::streamoff before = log_size();
+    ASSERT_EQ(
+        http("POST", "/api/v2/admin/orders", {.token = buyer.token, .tenant = tid, .body = order})
+            .status,
+        201);
+    logging = log_since(before).find("ca_order_create(") != std::string::npos;
+    if (!logging) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(logging) << "the coordinator does not log the order's call";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  for (bool keyed : {false, true}) {
+    SCOPED_TRACE(keyed ? "with an Idempotency-Key" : "without a key");
+    std::vector<std::string> headers;
+    if (keyed) headers.push_back("Idempotency-Key: " + unique("citus-order"));
+    std::streamoff before = log_size();
+    HttpResponse made =
+        http("POST", "/api/v2/admin/orders",
+             {.token = buyer.token, .tenant = tid, .body = order, .headers = headers});
+    ASSERT_EQ(made.status, 201) << made.body;
+    std::string log = log_since(before);
+    size_t calls = 0;
+    for (size_t at = log.find("public.ca_order_create("); at != std::string::npos;
+         at = log.find("public.ca_order_create(", at + 1)) {
+      ++calls;
+    }
+    EXPECT_EQ(calls, 1u) << log;
+    EXPECT_EQ(log.find("INSERT INTO public.orders_"), std::string::npos) << log;
+    EXPECT_EQ(log.find("PREPARE TRANSACTION"), std::string::npos) << log;
+    EXPECT_EQ(sql("SELECT count(*) FROM webhook_deliveries d JOIN events e ON e.tenant_id = " +
+                  tid + " AND e.id = d.event_id WHERE d.tenant_id = " + tid +
+                  " AND d.webhook_id = " + to_string(hook.integer("id")) +
+                  " AND e.payload ->> 'order_id' = '" + data_id(made) + "'"),
+              std::vector<std::string>{"1"});
+  }
+}
+
 TEST(CitusCluster, DevNodesConnectWithoutSsl) {
   if (!on_citus()) GTEST_SKIP() << "not a Citus stack";
   EXPECT_EQ(sql("SHOW citus.node_conninfo"), std::vector<std::string>{"sslmode=disable"});

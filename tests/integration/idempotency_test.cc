@@ -107,7 +107,7 @@ TEST(Idempotency, ARepeatWhileTheFirstRunsWaitsForItThenReplays) {
                                         " AND id = " + to_string(s.product) + " FOR UPDATE"));
   auto post = [&] { return http("POST", kOrders, keyed(s.buyer_call(s.order_body()), key)); };
   auto first_request = std::async(std::launch::async, post);
-  ASSERT_TRUE(wait_for_lock_wait("%FROM products%FOR SHARE%"));
+  ASSERT_TRUE(wait_for_lock_wait("%FROM ca_order_create(%"));
   auto second_request = std::async(std::launch::async, post);
   ASSERT_TRUE(wait_for_lock_wait("%INSERT INTO idempotency_keys%"));
   ASSERT_TRUE(exec_ok(holder.get(), "COMMIT"));

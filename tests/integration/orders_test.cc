@@ -417,8 +417,8 @@ TEST(OrderCreate, AProductDeletedDuringTheCreateIsRefused) {
   std::future<HttpResponse> created = std::async(std::launch::async, [&] {
     return post_order(s, order_body(s.address, "2", {item(s.product, 1, "2")}));
   });
-  // The order's one statement (common/request_tx.h), at its products check.
-  bool waiting = wait_for_lock_wait("WITH address AS (%FROM products%FOR SHARE%");
+  // The order's call (sql/060's ca_order_create()), at its products check.
+  bool waiting = wait_for_lock_wait("%FROM ca_order_create(%");
   // EXPECT, not ASSERT: the order must be waited for before `conn` goes away.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the order never waited for the deletion";
@@ -469,7 +469,7 @@ TEST(OrderCreate, ADeadlockVictimIsAnsweredRetryLaterAndWritesNothing) {
       order_body(s.address, "9.00", {item(s.product, 1, "4.50"), item(second, 1, "4.50")});
   std::future<HttpResponse> created =
       std::async(std::launch::async, [&] { return post_order(s, body); });
-  bool waiting = wait_for_lock_wait("WITH address AS (%FROM products%FOR SHARE%");
+  bool waiting = wait_for_lock_wait("%FROM ca_order_create(%");
   EXPECT_TRUE(waiting) << "the order never waited for the second product";
   // Waits for the order's share lock on the first product until the order's
   // backend finds the cycle and rolls the order back.
@@ -528,7 +528,7 @@ TEST(OrderCreate, ANonMembersOrALoggedOutWriteIsNeverRun) {
   };
   EXPECT_EQ(expect_refused_without_work(
                 "products, orders, order_items, addresses, events", refused,
-                [&] { return post_order(s, body); }, "WITH address AS (%")
+                [&] { return post_order(s, body); }, "%FROM ca_order_create(%")
                 .status,
             201);
   EXPECT_EQ(count("SELECT count(*) FROM orders WHERE tenant_id = " + s.tenant_str()), 2);

@@ -49,15 +49,17 @@ std::vector<std::string> top_level_split(const std::string& s) {
   return out;
 }
 
-// Every ca_*_json function's parameter names, per definition (overloads by
-// arity; a later CREATE OR REPLACE of the same arity replaces an earlier).
+// Every ca_*_json function's parameter names (and ca_order_create's, sql/060), per definition
+// (overloads by arity; a later CREATE OR REPLACE of the same arity replaces an earlier).
 std::map<std::string, std::map<size_t, std::vector<std::string>>> shape_signatures() {
   std::map<std::string, std::map<size_t, std::vector<std::string>>> out;
-  const std::regex def(R"(CREATE (?:OR REPLACE )?FUNCTION (ca_\w+_json)\s*\(([^)]*)\))");
+  const std::regex def(
+      R"(CREATE (?:OR REPLACE )?FUNCTION (ca_\w+_json|ca_order_create)\s*\(([^)]*)\))");
   for (const std::string& text : migration_texts()) {
     for (std::sregex_iterator m(text.begin(), text.end(), def), end; m != end; ++m) {
       std::vector<std::string> names;
       for (const std::string& param : top_level_split((*m)[2])) {
+        if (param.rfind("OUT ", 0) == 0) continue;  // a result column, never an argument
         names.push_back(param.substr(0, param.find_first_of(" \t\n")));
       }
       out[(*m)[1]][names.size()] = names;
@@ -80,7 +82,7 @@ std::vector<Call> shape_calls() {
     text += line + " ";  // the file breaks long texts at single spaces
   }
   std::vector<Call> out;
-  const std::regex call(R"(\b(ca_\w+_json)\()");
+  const std::regex call(R"(\b(ca_\w+_json|ca_order_create)\()");
   for (std::sregex_iterator m(text.begin(), text.end(), call), end; m != end; ++m) {
     size_t start = static_cast<size_t>(m->position(0) + m->length(0));
     int depth = 1;
@@ -127,7 +129,7 @@ TEST(ShapeCalls, EveryShapeTheHandlersRenderIsCalledSomewhere) {
   for (const Call& c : shape_calls()) called.insert(c.function);
   for (const char* f : {"ca_announcement_json", "ca_order_json", "ca_category_json", "ca_user_json",
                         "ca_webhook_json", "ca_delivery_json", "ca_event_json", "ca_member_json",
-                        "ca_tenant_json", "ca_audit_json"}) {
+                        "ca_tenant_json", "ca_audit_json", "ca_order_create"}) {
     EXPECT_TRUE(called.count(f)) << f;
   }
 }

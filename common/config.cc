@@ -209,14 +209,20 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
         "DATABASE_URL is not set (a libpq conninfo, e.g. 'host=/run/postgresql "
         "dbname=commerce_admin')");
   }
-  char* parse_error = nullptr;
-  if (PQconninfoOption* options = PQconninfoParse(c.database_url.c_str(), &parse_error)) {
-    PQconninfoFree(options);
-  } else {
-    std::string why = parse_error ? parse_error : "out of memory";
-    PQfreemem(parse_error);
-    while (!why.empty() && why.back() == '\n') why.pop_back();
-    die(program, "DATABASE_URL is not a libpq conninfo: " + why);
+  c.database_read_url = str_env("DATABASE_READ_URL");
+  for (const auto& [name, url] :
+       {std::pair<const char*, const std::string*>{"DATABASE_URL", &c.database_url},
+        {"DATABASE_READ_URL", &c.database_read_url}}) {
+    if (url->empty()) continue;
+    char* parse_error = nullptr;
+    if (PQconninfoOption* options = PQconninfoParse(url->c_str(), &parse_error)) {
+      PQconninfoFree(options);
+    } else {
+      std::string why = parse_error ? parse_error : "out of memory";
+      PQfreemem(parse_error);
+      while (!why.empty() && why.back() == '\n') why.pop_back();
+      die(program, std::string(name) + " is not a libpq conninfo: " + why);
+    }
   }
 
   if (needs == ConfigNeeds::kDatabaseAndSecret) {

@@ -14,6 +14,12 @@ namespace ca {
 
 struct Config {
   std::string database_url;
+  // DATABASE_READ_URL: where a handler's reads (GET, HEAD: read-only
+  // transactions) go; empty: DATABASE_URL. On Citus, a worker (every node
+  // with metadata runs distributed queries); writes stay on DATABASE_URL,
+  // the coordinator (docs/decisions/0128-handlers-read-on-any-node-write-on-
+  // the-coordinator.md).
+  std::string database_read_url;
   std::string token_secret;  // contents of TOKEN_SECRET_FILE, >= 32 bytes
   int64_t token_ttl_seconds = 86400;
   // How long a team invitation can be accepted (INVITATION_TTL_SECONDS).

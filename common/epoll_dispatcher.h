@@ -53,6 +53,8 @@ struct Dispatcher {
   const Router* router;
   const Config* config;
   DbPool* pool;
+  // Reads' connections (DATABASE_READ_URL); nullptr: `pool` serves them too.
+  DbPool* read_pool = nullptr;
   // A TCP listening socket (listen_socket_is_tcp): each connection gets
   // TCP_NODELAY. libfcgi writes a response in a few writes (a full buffer,
   // then the rest and END_REQUEST at the finish); with Nagle's algorithm a

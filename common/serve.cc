@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -81,6 +82,10 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
     // (Restart=on-failure) until PostgreSQL is up.
     Db probe(config.database_url);
     if (!probe.ensure_connected()) return 1;
+    if (!config.database_read_url.empty()) {
+      Db read_probe(config.database_read_url);
+      if (!read_probe.ensure_connected()) return 1;
+    }
   }
   crypto_init();
   json_arena_install();
@@ -143,12 +148,21 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   Router router(std::move(routes));
   int db_connections = opt.db_connections > 0 ? opt.db_connections : opt.threads;
   DbPool pool(config.database_url, db_connections, config.db_statement_timeout_seconds * 1000);
+  // DATABASE_READ_URL: reads get a pool of their own, as large (its
+  // connections, like the other's, open on their first use).
+  std::unique_ptr<DbPool> read_pool;
+  if (!config.database_read_url.empty()) {
+    read_pool = std::make_unique<DbPool>(config.database_read_url, db_connections,
+                                         config.db_statement_timeout_seconds * 1000);
+    log_info("reads (GET, HEAD) connect to DATABASE_READ_URL, writes to DATABASE_URL");
+  }
   // Password checks (logins) may take every thread but one and every
   // database connection but one (a login holds its connection while it
   // hashes), so /healthz and cheap requests always find both. With one
   // thread or one connection the bound is 1 and guarantees nothing.
   password_limit_concurrency(std::min(opt.threads, db_connections) - 1);
   Dispatcher dispatcher(listen_fd, epoll_fd, stop_fd, &router, &config, &pool);
+  dispatcher.read_pool = read_pool.get();
   dispatcher.tcp_nodelay = listen_socket_is_tcp(listen_fd);
   dispatcher.body_reader_limit = std::max(1, opt.threads / 2);
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "route_dispatch.h"
+#include "router.h"
 #include "tenant_budget.h"
 
 namespace ca {
@@ -50,7 +51,7 @@ void log_request_line(const Request& req, int status, std::chrono::steady_clock:
 }  // namespace
 
 bool serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
-                   BodyCut cut) {
+                   DbPool* read_pool, BodyCut cut) {
   // When nginx passed the request on: its timeout runs from there, and the
   // request may have waited for a free thread since.
   auto started = std::chrono::steady_clock::now();
@@ -70,7 +71,13 @@ bool serve_request(FCGX_Request& r, const Router& router, const Config& config, 
   BodyRead body = cut == BodyCut::kNone ? read_body(r, &req.body) : BodyRead::kCut;
   if (body == BodyRead::kWhole) {
     // The connection is held for the handler only, not while writing.
-    DbPool::Lease db = pool.acquire();
+    // A read may run on any node of a Citus cluster (DATABASE_READ_URL, a
+    // worker); a write stays on the coordinator, whose sequences give ids
+    // in the order of time, whose advisory locks are the users' turns and
+    // which alone holds login_failures (decision 0128). RequestTx runs a
+    // read method read-only, so nothing sent here can write.
+    DbPool& from = read_pool != nullptr && read_method(req.method) ? *read_pool : pool;
+    DbPool::Lease db = from.acquire();
     dispatched = std::chrono::steady_clock::now();
     (*db).set_request_deadline(started + kRequestDeadline);
     resp = dispatch(router, req, *db, config);

@@ -23,8 +23,10 @@ enum class BodyCut {
 
 // `cut`: the request is answered as it says, its body left unread. False
 // when the body was not read whole (cut, or over 1 MiB): the connection
-// cannot carry another request.
+// cannot carry another request. A read (GET, HEAD) takes its connection from
+// `read_pool` when there is one (DATABASE_READ_URL), everything else from
+// `pool` (DATABASE_URL).
 bool serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
-                   BodyCut cut = BodyCut::kNone);
+                   DbPool* read_pool, BodyCut cut = BodyCut::kNone);
 
 }  // namespace ca

@@ -17,8 +17,11 @@
 namespace ca {
 
 // SELECT pg_advisory_xact_lock(6001, the user's id in 31 bits): a lock of
-// the node the handler is connected to (the coordinator on Citus), held to
-// the end of the transaction. Ids sharing 31 bits only wait for each other.
+// the node the handler is connected to, held to the end of the transaction.
+// On Citus that must be the coordinator, the one node every handler's
+// writes connect to (DATABASE_URL; a worker's lock would be another lock:
+// decision 0128); never send it from a read. Ids sharing 31 bits only wait
+// for each other.
 Db::Query user_turn(int64_t user_id);
 
 // The same for a tenant (class 6002): creates that count one tenant's rows

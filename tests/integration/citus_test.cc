@@ -1,11 +1,13 @@
 // On a Citus stack (CLUSTER=citus scripts/run, the Citus pass of scripts/test;
-// skipped on single-node): a tenant's requests run on one shard. The
-// coordinator logs every statement that Citus splits into several tasks
-// (scripts/run sets citus.multi_task_query_log_level = log there, and the
-// statement follows the line), so a request whose statements are all router
-// queries adds no such line. A statement Citus runs in several steps (one
-// with an INSERT in a CTE, docs/scaling.md) logs no such line either: the
-// second test reads the commands the coordinator sends to the workers and
+// skipped on single-node): a tenant's requests run on one shard. Every node
+// logs every statement that Citus splits into several tasks (scripts/run
+// sets citus.multi_task_query_log_level = log on each, and the statement
+// follows the line), so a request whose statements are all router queries
+// adds no such line to any node's log: the coordinator's, or a worker's
+// where the handlers read there (CITUS_HANDLER_NODES=workers, decision
+// 0128). A statement Citus runs in several steps (one with an INSERT in a
+// CTE, docs/scaling.md) logs no such line either: the second test reads the
+// commands the nodes send to each other (or run on their own shards) and
 // checks that every shard they name is the tenant's (or a reference
 // table's).
 #include <gtest/gtest.h>
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <regex>
 #include <set>
@@ -26,19 +29,51 @@
 namespace ca::test {
 namespace {
 
-std::string coordinator_log() { return state_dir() + "/log/postgres.log"; }
-
-std::streamoff log_size() {
-  std::ifstream in(coordinator_log(), std::ios::binary | std::ios::ate);
-  return in ? static_cast<std::streamoff>(in.tellg()) : 0;
+// Every node's log: the coordinator's, then each worker's (scripts/run's
+// log/postgres-worker<N>.log). With CITUS_HANDLER_NODES=workers the
+// handlers' reads are planned and sent on by a worker (decision 0128), so a
+// request's statements are logged where its handler connected.
+std::vector<std::string> node_logs() {
+  std::vector<std::string> logs = {state_dir() + "/log/postgres.log"};
+  for (int w = 1;; ++w) {
+    std::string path = state_dir() + "/log/postgres-worker" + std::to_string(w) + ".log";
+    if (!std::ifstream(path)) break;
+    logs.push_back(path);
+  }
+  return logs;
 }
 
-// The statements the coordinator logged as multi-task since `from` (bytes
-// into its log), one string each.
-std::vector<std::string> multi_shard_statements(std::streamoff from) {
-  std::ifstream in(coordinator_log(), std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << coordinator_log();
-  in.seekg(from);
+// Where each node's log ends now (bytes into it), in node_logs()' order.
+using LogMark = std::vector<std::streamoff>;
+
+LogMark log_size() {
+  LogMark mark;
+  for (const std::string& path : node_logs()) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    mark.push_back(in ? static_cast<std::streamoff>(in.tellg()) : 0);
+  }
+  return mark;
+}
+
+// Every node's log since `from`, one after the other.
+std::string log_since(const LogMark& from) {
+  std::ostringstream out;
+  std::vector<std::string> logs = node_logs();
+  for (size_t i = 0; i < logs.size(); ++i) {
+    std::ifstream in(logs[i], std::ios::binary);
+    EXPECT_TRUE(in) << "cannot read " << logs[i];
+    in.seekg(i < from.size() ? from[i] : 0);
+    // Not `out << in.rdbuf()`: with nothing new in this log it would set
+    // `out`'s failbit, and the next logs would be lost.
+    out << std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())
+        << "\n";
+  }
+  return out.str();
+}
+
+// The statements the nodes logged as multi-task since `from`, one string each.
+std::vector<std::string> multi_shard_statements(const LogMark& from) {
+  std::istringstream in(log_since(from));
   std::vector<std::string> found;
   std::string line;
   bool want_statement = false;
@@ -63,33 +98,41 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-// The coordinator's log since `from` (bytes into it).
-std::string log_since(std::streamoff from) {
-  std::ifstream in(coordinator_log(), std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << coordinator_log();
-  in.seekg(from);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-// Turns on the coordinator's log of every command it sends to a worker
-// (citus.log_remote_commands, at NOTICE) for its lifetime. Every backend
-// takes the setting at its next statement after the reload.
+// Turns on every node's log of every command it sends to another node
+// (citus.log_remote_commands) or runs on a shard of its own
+// (citus.log_local_commands: a worker planning a handler's read runs the
+// shards it holds itself), at NOTICE, for its lifetime. Every backend takes
+// the setting at its next statement after the reload.
 class RemoteCommandLog {
  public:
   RemoteCommandLog() {
-    sql("ALTER SYSTEM SET citus.log_remote_commands = on");
-    sql("ALTER SYSTEM SET log_min_messages = notice");
-    sql("SELECT pg_reload_conf()");
+    for (const char* command :
+         {"ALTER SYSTEM SET citus.log_remote_commands = on",
+          "ALTER SYSTEM SET citus.log_local_commands = on",
+          "ALTER SYSTEM SET log_min_messages = notice", "SELECT pg_reload_conf()"}) {
+      on_every_node(command);
+    }
   }
   ~RemoteCommandLog() {
-    sql("ALTER SYSTEM RESET citus.log_remote_commands");
-    sql("ALTER SYSTEM RESET log_min_messages");
-    sql("SELECT pg_reload_conf()");
+    for (const char* command : {"ALTER SYSTEM RESET citus.log_remote_commands",
+                                "ALTER SYSTEM RESET citus.log_local_commands",
+                                "ALTER SYSTEM RESET log_min_messages", "SELECT pg_reload_conf()"}) {
+      on_every_node(command);
+    }
   }
   RemoteCommandLog(const RemoteCommandLog&) = delete;
   RemoteCommandLog& operator=(const RemoteCommandLog&) = delete;
+
+ private:
+  // The coordinator, then each worker (run_command_on_workers sends the
+  // command alone, outside a transaction block, as ALTER SYSTEM needs).
+  static void on_every_node(const std::string& command) {
+    sql(command);
+    EXPECT_EQ(
+        sql("SELECT DISTINCT success::text FROM run_command_on_workers($ca$" + command + "$ca$)"),
+        std::vector<std::string>{"true"})
+        << command;
+  }
 };
 
 // `data.id` of a `{success, data}` answer.
@@ -146,7 +189,7 @@ TEST_F(Citus, TenantRequestsRunOnOneShard) {
   StackWorkerPause pause;
 
   // The log catches a multi-shard statement (else the check below proves nothing).
-  std::streamoff before = log_size();
+  LogMark before = log_size();
   sql("SELECT count(*) FROM products");
   std::vector<std::string> control = multi_shard_statements(before);
   ASSERT_EQ(control.size(), 1u) << joined(control);
@@ -210,12 +253,12 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
   // product read's (a handler has several backends; a few tries each).
   bool logging = false;
   for (int i = 0; i < 50 && !logging; ++i) {
-    std::streamoff before = log_size();
+    LogMark before = log_size();
     ASSERT_EQ(http("GET", product_path, {.token = admin, .tenant = tid}).status, 200);
     logging = !shards_named(log_since(before)).empty();
     if (!logging) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  ASSERT_TRUE(logging) << "the coordinator does not log its remote commands";
+  ASSERT_TRUE(logging) << "no node logs its remote commands";
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
 
   // Multi-shard on purpose (docs/scaling.md): removing a member reads the
@@ -229,7 +272,7 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
                    std::optional<std::string> body, long status,
                    std::vector<std::string> headers = {},
                    const std::vector<std::string>& also = {}) {
-    std::streamoff before = log_size();
+    LogMark before = log_size();
     HttpResponse got =
         http(method, path, {.token = token, .tenant = tid, .body = body, .headers = headers});
     EXPECT_EQ(got.status, status) << method << " " << path << ": " << got.body;
@@ -352,7 +395,7 @@ TEST_F(Citus, AnOrderIsOneCallRunOnTheTenantsWorkerWithAOnePhaseCommit) {
   // the setting: an order's call (a few tries).
   bool logging = false;
   for (int i = 0; i < 50 && !logging; ++i) {
-    std::streamoff before = log_size();
+    LogMark before = log_size();
     ASSERT_EQ(
         http("POST", "/api/v2/admin/orders", {.token = buyer.token, .tenant = tid, .body = order})
             .status,
@@ -367,19 +410,27 @@ TEST_F(Citus, AnOrderIsOneCallRunOnTheTenantsWorkerWithAOnePhaseCommit) {
     SCOPED_TRACE(keyed ? "with an Idempotency-Key" : "without a key");
     std::vector<std::string> headers;
     if (keyed) headers.push_back("Idempotency-Key: " + unique("citus-order"));
-    std::streamoff before = log_size();
+    LogMark before = log_size();
     HttpResponse made =
         http("POST", "/api/v2/admin/orders",
              {.token = buyer.token, .tenant = tid, .body = order, .headers = headers});
     ASSERT_EQ(made.status, 201) << made.body;
-    std::string log = log_since(before);
+    // What one node sent another ("issuing"), and what a node ran on a shard
+    // of its own ("executing the command locally").
+    std::string log = log_since(before), sent, local;
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("issuing ") != std::string::npos) sent += line + "\n";
+      if (line.find("executing the command locally") != std::string::npos) local += line + "\n";
+    }
     size_t calls = 0;
-    for (size_t at = log.find("public.ca_order_create("); at != std::string::npos;
-         at = log.find("public.ca_order_create(", at + 1)) {
+    for (size_t at = sent.find("public.ca_order_create("); at != std::string::npos;
+         at = sent.find("public.ca_order_create(", at + 1)) {
       ++calls;
     }
-    EXPECT_EQ(calls, 1u) << log;
-    EXPECT_EQ(log.find("INSERT INTO public.orders_"), std::string::npos) << log;
+    EXPECT_EQ(calls, 1u) << sent;
+    EXPECT_EQ(sent.find("INSERT INTO public.orders_"), std::string::npos) << sent;
+    EXPECT_NE(local.find("INSERT INTO public.orders_"), std::string::npos) << log;
     EXPECT_EQ(log.find("PREPARE TRANSACTION"), std::string::npos) << log;
     EXPECT_EQ(sql("SELECT count(*) FROM webhook_deliveries d JOIN events e ON e.tenant_id = " +
                   tid + " AND e.id = d.event_id WHERE d.tenant_id = " + tid +

@@ -1,6 +1,7 @@
 // The Db class (common/db.h) against the stack's real PostgreSQL: the time
-// limits a handler's connection runs with; and the two database roles the
-// stack runs with (docs/decisions/0370-two-database-roles.md).
+// limits a handler's connection runs with; the two database roles the
+// stack runs with (docs/decisions/0370-two-database-roles.md); and where a
+// handler's reads and writes connect (DATABASE_READ_URL).
 #include "db.h"
 
 #include <gtest/gtest.h>
@@ -8,9 +9,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "own_handler.h"
 #include "stack.h"
 
 namespace ca::test {
@@ -340,6 +343,48 @@ TEST(DbRoles, TheStacksProcessesConnectAsTheRuntimeRole) {
       sql("SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = current_database() "
           "AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
   EXPECT_EQ(roles, (std::vector<std::string>{runtime_name}));
+}
+
+// --- DATABASE_READ_URL ----------------------------------------------------------------
+
+// A handler with DATABASE_READ_URL connects its reads (GET) there and its
+// writes to DATABASE_URL (decision 0128: on Citus a worker and the
+// coordinator). Here both name the stack's database, told apart by their
+// application_name in pg_stat_activity.
+TEST(ReadUrl, AHandlersReadsUseDatabaseReadUrlAndItsWritesDatabaseUrl) {
+  const std::string reads = unique("ca-reads"), writes = unique("ca-writes");
+  OwnHandler handler("commerce-admin-categories", "read-url",
+                     {{"DATABASE_URL", runtime_url() + " application_name=" + writes},
+                      {"DATABASE_READ_URL", runtime_url() + " application_name=" + reads}});
+  auto backends = [](const std::string& name) {
+    return sql_one("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + name + "'");
+  };
+  std::string token = admin_token();
+  const std::map<std::string, std::string> tenant = {
+      {"HTTP_X_TENANT_ID", to_string(create_tenant(token, unique("Read url")))}};
+
+  OwnAnswer read =
+      handler.call({.uri = "/api/v2/admin/category", .token = token, .params = tenant});
+  EXPECT_EQ(read.status, "Status: 200 OK");
+  EXPECT_EQ(read.body, R"({"success":true,"data":{"data":[],"current_page":1,"last_page":1,)"
+                       R"("per_page":15,"total":0}})");
+  // The start-up probe of DATABASE_URL is closed; the read's connection stays.
+  EXPECT_EQ(backends(reads), "1");
+  EXPECT_EQ(backends(writes), "0");
+
+  OwnAnswer write = handler.call({.method = "POST",
+                                  .uri = "/api/v2/admin/category/create",
+                                  .token = token,
+                                  .body = R"({"name":"Written"})",
+                                  .params = tenant});
+  EXPECT_EQ(write.status, "Status: 201 Created") << write.body;
+  EXPECT_EQ(backends(writes), "1");
+  EXPECT_EQ(backends(reads), "1");
+
+  // The read after the write sees it.
+  Json listed = json_parse(
+      handler.call({.uri = "/api/v2/admin/category", .token = token, .params = tenant}).body);
+  EXPECT_EQ(json_get_int(json_get(listed.get(), "data"), "total").value_or(-1), 1);
 }
 
 }  // namespace

@@ -83,6 +83,22 @@ TEST(HandlerStartup, ADatabaseUrlThatIsNotAConninfoIsOneLine) {
                        "in connection info string\n");
 }
 
+TEST(HandlerStartup, ADatabaseReadUrlThatIsNotAConninfoOrUnreachableIsOneLine) {
+  Outcome garbage = run_with_stack_env(kHandler, {{"DATABASE_READ_URL", "garbage"}});
+  EXPECT_EQ(garbage.status, 2);
+  EXPECT_EQ(garbage.err,
+            std::string(kHandler) +
+                ": DATABASE_READ_URL is not a libpq conninfo: missing \"=\" after \"garbage\" "
+                "in connection info string\n");
+  Outcome unreachable =
+      run_with_stack_env(kHandler, {{"DATABASE_READ_URL", "host=/nonexistent dbname=x"}});
+  EXPECT_EQ(unreachable.status, 1);
+  EXPECT_EQ(lines(unreachable.err), 1) << unreachable.err;
+  EXPECT_EQ(
+      unreachable.err.rfind(std::string(kHandler) + ": error: database connection failed: ", 0), 0u)
+      << unreachable.err;
+}
+
 // It used to start, log "serving", and answer 503 to every request.
 TEST(HandlerStartup, ADatabaseItCannotReachIsOneLineAndExit1) {
   for (const std::string& url :

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,29 +30,58 @@ namespace {
 // As scripts/lib.sh's pg_bin; the data directory is scripts/run's.
 const char* kPgCtl = "/usr/lib/postgresql/15/bin/pg_ctl";
 
-int pg_ctl(const std::string& args) {
+// The servers the stack's handlers connect to, as scripts/run's data
+// directories: the coordinator's (single-node's) pg/, and with
+// CITUS_HANDLER_NODES=workers every worker's too (pg-worker<N>/, their
+// reads go there: decision 0128), or reads would still be answered.
+std::vector<std::string> servers() {
+  std::vector<std::string> dirs = {"pg"};
+  if (stack_env("CITUS_HANDLER_NODES") == "workers") {
+    for (int w = 1; std::ifstream(state_dir() + "/pg-worker" + std::to_string(w) + "/PG_VERSION");
+         ++w) {
+      dirs.push_back("pg-worker" + std::to_string(w));
+    }
+  }
+  return dirs;
+}
+
+int pg_ctl(const std::string& dir, const std::string& args) {
   std::string command = "runuser -u postgres -- " + std::string(kPgCtl) + " -D " +
-                        shell_quote(state_dir() + "/pg") + " " + args + " >/dev/null 2>&1";
+                        shell_quote(state_dir() + "/" + dir) + " " + args + " >/dev/null 2>&1";
   return std::system(command.c_str());
 }
 
 bool healthy() { return http("GET", "/healthz").status == 200; }
 
-// Stops PostgreSQL for its lifetime (fast shutdown: sessions are ended, as
-// in a crash or a restart), and starts it again however the test ends.
+// Stops PostgreSQL (every server of servers()) for its lifetime (fast
+// shutdown: sessions are ended, as in a crash or a restart), and starts it
+// again however the test ends.
 class DatabaseStopped {
  public:
-  DatabaseStopped() { stopped_ = pg_ctl("-m fast -w -t 60 stop") == 0; }
+  DatabaseStopped() {
+    stopped_ = true;
+    for (const std::string& dir : servers()) {
+      stopped_ = pg_ctl(dir, "-m fast -w -t 60 stop") == 0 && stopped_;
+    }
+  }
   ~DatabaseStopped() { start(); }
   DatabaseStopped(const DatabaseStopped&) = delete;
   DatabaseStopped& operator=(const DatabaseStopped&) = delete;
   bool stopped() const { return stopped_; }
-  // Starts it again (once) and waits until it accepts connections.
+  // Starts them again (once; the workers before the coordinator) and waits
+  // until they accept connections.
   bool start() {
     if (!stopped_) return true;
     stopped_ = false;
-    return pg_ctl("-l " + shell_quote(state_dir() + "/log/postgres.log") + " -w -t 60 restart") ==
-           0;
+    std::vector<std::string> dirs = servers();
+    bool started = true;
+    for (auto dir = dirs.rbegin(); dir != dirs.rend(); ++dir) {
+      std::string log = *dir == "pg" ? "postgres" : "postgres-" + dir->substr(3);
+      started = pg_ctl(*dir, "-l " + shell_quote(state_dir() + "/log/" + log + ".log") +
+                                 " -w -t 60 restart") == 0 &&
+                started;
+    }
+    return started;
   }
 
  private:

@@ -307,17 +307,25 @@ bool wait_for_lock_wait(const std::string& pattern) {
   // the coordinator's backend, whose pid ends its global pid (the worker's
   // application_name "citus_internal gpid=<node id * 10^10 + pid>").
   // citus_lock_waits would say the same but also asks the coordinator over
-  // TCP, where the test stack's coordinator does not listen.
+  // TCP, where the test stack's coordinator does not listen. A handler's
+  // read connected to a worker (CITUS_HANDLER_NODES=workers, decision 0128)
+  // waits there as a backend of its own, not Citus's: counted too.
   std::string waiting_here = "wait_event_type = 'Lock'";
+  std::string on_workers;
   if (on_citus()) {
     waiting_here +=
         " OR pid IN (SELECT (g::bigint % 10000000000)::integer "
         "FROM run_command_on_workers($$SELECT coalesce(string_agg(substring(application_name "
         "FROM 'gpid=([0-9]+)'), ','), '') FROM pg_stat_activity WHERE wait_event_type = "
         "'Lock'$$) r, unnest(string_to_array(r.result, ',')) g WHERE r.success AND g <> '')";
+    on_workers =
+        " + (SELECT coalesce(sum(result::bigint), 0) FROM run_command_on_workers($$SELECT "
+        "count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name NOT "
+        "LIKE 'citus_internal%' AND query LIKE '" +
+        pattern + "'$$) WHERE success)";
   }
-  std::string query = "SELECT count(*) FROM pg_stat_activity WHERE (" + waiting_here +
-                      ") AND query LIKE '" + pattern + "'";
+  std::string query = "SELECT (SELECT count(*) FROM pg_stat_activity WHERE (" + waiting_here +
+                      ") AND query LIKE '" + pattern + "')" + on_workers;
   for (int i = 0; i < 300; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (sql(query) == std::vector<std::string>{"1"}) return true;

@@ -210,6 +210,12 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
         "dbname=commerce_admin')");
   }
   c.database_read_url = str_env("DATABASE_READ_URL");
+  std::string read_routing = str_env("CITUS_READ_ROUTING");
+  if (read_routing == "tenant") {
+    c.reads_to_tenant_node = true;
+  } else if (!read_routing.empty() && read_routing != "off") {
+    die(program, "CITUS_READ_ROUTING must be off or tenant, got '" + read_routing + "'");
+  }
   for (const auto& [name, url] :
        {std::pair<const char*, const std::string*>{"DATABASE_URL", &c.database_url},
         {"DATABASE_READ_URL", &c.database_read_url}}) {

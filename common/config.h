@@ -20,6 +20,11 @@ struct Config {
   // the coordinator (docs/decisions/0128-handlers-read-on-any-node-write-on-
   // the-coordinator.md).
   std::string database_read_url;
+  // CITUS_READ_ROUTING=tenant: a read naming its tenant (X-Tenant-ID) goes
+  // to the node holding the tenant's shards, at the address Citus uses for
+  // it, with DATABASE_URL's other settings; other reads as above
+  // (common/tenant_read_nodes.h). Off by default; Citus only.
+  bool reads_to_tenant_node = false;
   std::string token_secret;  // contents of TOKEN_SECRET_FILE, >= 32 bytes
   int64_t token_ttl_seconds = 86400;
   // How long a team invitation can be accepted (INVITATION_TTL_SECONDS).

@@ -136,7 +136,9 @@ void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op,
     d.connection_closed();
     return;
   }
-  bool whole = serve_request(r, *d.router, *d.config, *d.pool, d.read_pool, cut);
+  bool whole = serve_request(
+      r, *d.router, *d.config,
+      {.pool = d.pool, .read_pool = d.read_pool, .tenant_nodes = d.tenant_nodes}, cut);
   d.arriving.stop(fd);
   if (!whole) {
     // The rest of the body is still coming. Closed now, the socket would

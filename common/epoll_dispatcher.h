@@ -35,6 +35,7 @@
 #include "db_pool.h"
 #include "request_arrival.h"
 #include "router.h"
+#include "tenant_read_nodes.h"
 
 namespace ca {
 
@@ -55,6 +56,8 @@ struct Dispatcher {
   DbPool* pool;
   // Reads' connections (DATABASE_READ_URL); nullptr: `pool` serves them too.
   DbPool* read_pool = nullptr;
+  // CITUS_READ_ROUTING=tenant: each tenant's reads' node; nullptr: off.
+  TenantReadNodes* tenant_nodes = nullptr;
   // A TCP listening socket (listen_socket_is_tcp): each connection gets
   // TCP_NODELAY. libfcgi writes a response in a few writes (a full buffer,
   // then the rest and END_REQUEST at the finish); with Nagle's algorithm a

@@ -35,6 +35,7 @@
 #include "password.h"
 #include "serve_options.h"
 #include "tenant_budget.h"
+#include "tenant_read_nodes.h"
 
 namespace ca {
 namespace {
@@ -156,6 +157,12 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
                                          config.db_statement_timeout_seconds * 1000);
     log_info("reads (GET, HEAD) connect to DATABASE_READ_URL, writes to DATABASE_URL");
   }
+  std::unique_ptr<TenantReadNodes> tenant_nodes;
+  if (config.reads_to_tenant_node) {
+    tenant_nodes = std::make_unique<TenantReadNodes>(config.database_url, db_connections,
+                                                     config.db_statement_timeout_seconds * 1000);
+    log_info("a tenant's reads go to the node holding its shards (CITUS_READ_ROUTING=tenant)");
+  }
   // Password checks (logins) may take every thread but one and every
   // database connection but one (a login holds its connection while it
   // hashes), so /healthz and cheap requests always find both. With one
@@ -163,6 +170,7 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   password_limit_concurrency(std::min(opt.threads, db_connections) - 1);
   Dispatcher dispatcher(listen_fd, epoll_fd, stop_fd, &router, &config, &pool);
   dispatcher.read_pool = read_pool.get();
+  dispatcher.tenant_nodes = tenant_nodes.get();
   dispatcher.tcp_nodelay = listen_socket_is_tcp(listen_fd);
   dispatcher.body_reader_limit = std::max(1, opt.threads / 2);
   dispatcher.arm(listen_fd, EPOLL_CTL_ADD);

@@ -50,8 +50,8 @@ void log_request_line(const Request& req, int status, std::chrono::steady_clock:
 
 }  // namespace
 
-bool serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
-                   DbPool* read_pool, BodyCut cut) {
+bool serve_request(FCGX_Request& r, const Router& router, const Config& config, const Pools& pools,
+                   BodyCut cut) {
   // When nginx passed the request on: its timeout runs from there, and the
   // request may have waited for a free thread since.
   auto started = std::chrono::steady_clock::now();
@@ -75,9 +75,20 @@ bool serve_request(FCGX_Request& r, const Router& router, const Config& config, 
     // worker); a write stays on the coordinator, whose sequences give ids
     // in the order of time, whose advisory locks are the users' turns and
     // which alone holds login_failures (decision 0128). RequestTx runs a
-    // read method read-only, so nothing sent here can write.
-    DbPool& from = read_pool != nullptr && read_method(req.method) ? *read_pool : pool;
-    DbPool::Lease db = from.acquire();
+    // read method read-only, so nothing sent here can write. A tenant's
+    // read goes to the node holding its shards where reads are routed so
+    // (decision 0133).
+    bool read = read_method(req.method);
+    DbPool* from = read && pools.read_pool != nullptr ? pools.read_pool : pools.pool;
+    if (read && pools.tenant_nodes != nullptr && req.has_tenant_header) {
+      if (int64_t tenant = parse_id(req.tenant_header)) {
+        if (DbPool* node =
+                pools.tenant_nodes->pool_for(tenant, *from, started + kRequestDeadline)) {
+          from = node;
+        }
+      }
+    }
+    DbPool::Lease db = from->acquire();
     dispatched = std::chrono::steady_clock::now();
     (*db).set_request_deadline(started + kRequestDeadline);
     resp = dispatch(router, req, *db, config);

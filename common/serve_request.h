@@ -11,6 +11,7 @@
 #include "config.h"
 #include "db_pool.h"
 #include "router.h"
+#include "tenant_read_nodes.h"
 
 namespace ca {
 
@@ -21,12 +22,20 @@ enum class BodyCut {
   kBusy,     // 503: every thread that may wait for a body is waiting for one
 };
 
+// Where a request's database connection comes from.
+struct Pools {
+  DbPool* pool;                             // DATABASE_URL
+  DbPool* read_pool = nullptr;              // DATABASE_READ_URL, if set
+  TenantReadNodes* tenant_nodes = nullptr;  // CITUS_READ_ROUTING=tenant
+};
+
 // `cut`: the request is answered as it says, its body left unread. False
 // when the body was not read whole (cut, or over 1 MiB): the connection
-// cannot carry another request. A read (GET, HEAD) takes its connection from
-// `read_pool` when there is one (DATABASE_READ_URL), everything else from
-// `pool` (DATABASE_URL).
-bool serve_request(FCGX_Request& r, const Router& router, const Config& config, DbPool& pool,
-                   DbPool* read_pool, BodyCut cut = BodyCut::kNone);
+// cannot carry another request. A read (GET, HEAD) that names its tenant
+// (X-Tenant-ID) takes its connection from the tenant's node when
+// `tenant_nodes` routes reads; any other read from `read_pool` when there is
+// one; everything else from `pool`.
+bool serve_request(FCGX_Request& r, const Router& router, const Config& config, const Pools& pools,
+                   BodyCut cut = BodyCut::kNone);
 
 }  // namespace ca

@@ -143,6 +143,11 @@ hour')     AS delivered_last_hour,   (SELECT count(*) FROM webhook_deliveries   
 'failed' AND created_at > now() - interval '1 hour')     AS failed_last_hour,   (SELECT count(*)
 FROM webhooks WHERE NOT is_active AND deleted_at IS NULL)     AS commerce_admin_webhooks_disabled;
 
+-- tenant_read_node (common/tenant_read_nodes.cc)
+SELECT n.nodename AS host, n.nodeport::text AS port FROM pg_dist_placement p JOIN pg_dist_node n ON
+n.groupid = p.groupid WHERE p.shardid = get_shard_id_for_distribution_column('products',
+$1::bigint)   AND n.isactive AND n.noderole = 'primary';
+
 -- tenant_turn (common/user_turn.cc)
 SELECT pg_advisory_xact_lock(6002, ($1::bigint & 2147483647)::int);
 

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
@@ -55,20 +56,22 @@ LogMark log_size() {
   return mark;
 }
 
+// Node `i`'s log (in node_logs()' order) since `from`.
+std::string node_log_since(const LogMark& from, size_t i) {
+  std::string path = node_logs().at(i);
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << "cannot read " << path;
+  in.seekg(i < from.size() ? from[i] : 0);
+  // Not `out << in.rdbuf()`: with nothing new in this log it would set
+  // `out`'s failbit.
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 // Every node's log since `from`, one after the other.
 std::string log_since(const LogMark& from) {
-  std::ostringstream out;
-  std::vector<std::string> logs = node_logs();
-  for (size_t i = 0; i < logs.size(); ++i) {
-    std::ifstream in(logs[i], std::ios::binary);
-    EXPECT_TRUE(in) << "cannot read " << logs[i];
-    in.seekg(i < from.size() ? from[i] : 0);
-    // Not `out << in.rdbuf()`: with nothing new in this log it would set
-    // `out`'s failbit, and the next logs would be lost.
-    out << std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())
-        << "\n";
-  }
-  return out.str();
+  std::string out;
+  for (size_t i = 0; i < node_logs().size(); ++i) out += node_log_since(from, i) + "\n";
+  return out;
 }
 
 // The statements the nodes logged as multi-task since `from`, one string each.
@@ -437,6 +440,95 @@ TEST_F(Citus, AnOrderIsOneCallRunOnTheTenantsWorkerWithAOnePhaseCommit) {
                   " AND d.webhook_id = " + to_string(hook.integer("id")) +
                   " AND e.payload ->> 'order_id' = '" + data_id(made) + "'"),
               std::vector<std::string>{"1"});
+  }
+}
+
+// With CITUS_HANDLER_NODES=workers (the CI pass) a tenant's read connects to
+// the worker holding the tenant's shards (CITUS_READ_ROUTING=tenant,
+// decision 0133): the session check and the read run there, locally, and
+// no node sends another any of it.
+TEST_F(Citus, ATenantsReadRunsOnTheWorkerHoldingItsShards) {
+  if (stack_env("CITUS_HANDLER_NODES").value_or("coordinator") != "workers") {
+    GTEST_SKIP() << "the handlers read on the coordinator (CITUS_HANDLER_NODES)";
+  }
+  // A tenant's worker, by its place in node_logs(): the coordinator's log
+  // first, then the workers' in the order of their ports.
+  std::vector<std::string> ports =
+      sql("SELECT nodeport FROM pg_dist_node WHERE groupid > 0 AND noderole = 'primary' "
+          "ORDER BY nodeport");
+  ASSERT_EQ(node_logs().size(), ports.size() + 1);
+  auto home_log = [&](const std::string& tenant) {
+    std::vector<std::string> home =
+        sql("SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid) "
+            "WHERE p.shardid = get_shard_id_for_distribution_column('products', " +
+            tenant + ")");
+    EXPECT_EQ(home.size(), 1u);
+    auto at = std::find(ports.begin(), ports.end(), home.empty() ? "" : home[0]);
+    EXPECT_NE(at, ports.end());
+    return 1 + static_cast<size_t>(at - ports.begin());
+  };
+  // A tenant with a product on every worker (a tenant's shards are where
+  // its id hashes): whichever worker the products group's other reads go
+  // to, one of them is elsewhere.
+  struct Placed {
+    std::string tenant, product;
+  };
+  std::map<size_t, Placed> on_worker = {{home_log(tid), {tid, product_id}}};
+  for (int i = 0; i < 40 && on_worker.size() < ports.size(); ++i) {
+    std::string tenant = to_string(create_tenant(admin, unique("citus-node")));
+    size_t home = home_log(tenant);
+    if (on_worker.count(home) != 0) continue;
+    HttpResponse made =
+        http("POST", "/api/v2/admin/products",
+             {.token = admin, .tenant = tenant, .body = R"({"name":"Shirt","price":4.5})"});
+    ASSERT_EQ(made.status, 201) << made.body;
+    on_worker[home] = {tenant, to_string(made.integer("id"))};
+  }
+  ASSERT_EQ(on_worker.size(), ports.size());
+
+  StackWorkerPause pause;
+  RemoteCommandLog remote_log;
+  // The log shows the commands once the products handlers' backends took
+  // the setting (a few tries).
+  bool logging = false;
+  for (int i = 0; i < 50 && !logging; ++i) {
+    LogMark before = log_size();
+    ASSERT_EQ(
+        http("GET", "/api/v2/admin/products/" + product_id, {.token = admin, .tenant = tid}).status,
+        200);
+    logging = log_since(before).find("public.products_") != std::string::npos;
+    if (!logging) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(logging) << "no node logs the product read";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  for (const auto& [home, placed] : on_worker) {
+    SCOPED_TRACE("tenant " + placed.tenant + " on node " + std::to_string(home));
+    for (int i = 0; i < 3; ++i) {
+      LogMark before = log_size();
+      HttpResponse got = http("GET", "/api/v2/admin/products/" + placed.product,
+                              {.token = admin, .tenant = placed.tenant});
+      ASSERT_EQ(got.status, 200) << got.body;
+      EXPECT_EQ(got.str("name"), "Shirt");
+      for (size_t node = 0; node < node_logs().size(); ++node) {
+        std::string log = node_log_since(before, node);
+        std::string sent, local;
+        std::istringstream lines(log);
+        for (std::string line; std::getline(lines, line);) {
+          if (line.find("issuing ") != std::string::npos) sent += line + "\n";
+          if (line.find("executing the command locally") != std::string::npos) local += line + "\n";
+        }
+        SCOPED_TRACE("node " + std::to_string(node) + " (0: the coordinator)");
+        EXPECT_EQ(sent.find("products_"), std::string::npos) << sent;
+        EXPECT_EQ(sent.find("memberships_"), std::string::npos) << sent;
+        if (node == home) {
+          EXPECT_NE(local.find("FROM public.products_"), std::string::npos) << log;
+          EXPECT_NE(local.find("FROM public.memberships_"), std::string::npos) << log;
+        } else {
+          EXPECT_EQ(log.find("public.products_"), std::string::npos) << log;
+        }
+      }
+    }
   }
 }
 

@@ -127,18 +127,22 @@ namespace {
 // previous request, leaves the socket open); when nginx has closed the
 // socket instead, libfcgi closes it and tries to accept on the request's
 // listening socket, which is -1 here, so it returns at once.
+// `body_reader`: counted in d.body_readers, taken off once the body is read
+// (serve_request).
 void serve_connection(Dispatcher& d, FCGX_Request& r, int fd, int arm_op,
-                      BodyCut cut = BodyCut::kNone) {
+                      BodyCut cut = BodyCut::kNone, bool body_reader = false) {
   r.ipcFd = fd;
   r.keepConnection = 1;
   if (FCGX_Accept_r(&r) < 0) {
+    if (body_reader) d.body_readers.fetch_sub(1);
     d.arriving.stop(fd);
     d.connection_closed();
     return;
   }
-  bool whole = serve_request(
-      r, *d.router, *d.config,
-      {.pool = d.pool, .read_pool = d.read_pool, .tenant_nodes = d.tenant_nodes}, cut);
+  bool whole =
+      serve_request(r, *d.router, *d.config,
+                    {.pool = d.pool, .read_pool = d.read_pool, .tenant_nodes = d.tenant_nodes}, cut,
+                    body_reader ? &d.body_readers : nullptr);
   d.arriving.stop(fd);
   if (!whole) {
     // The rest of the body is still coming. Closed now, the socket would
@@ -214,8 +218,10 @@ void take_connection(Dispatcher& d, FCGX_Request& r, int fd, uint32_t events, in
     serve_connection(d, r, fd, arm_op, BodyCut::kBusy);
     return;
   }
-  serve_connection(d, r, fd, arm_op);
-  d.body_readers.fetch_sub(1);
+  // Counted until its body is read, not until its answer is written and
+  // the connection armed again: nginx may send the next large body, on
+  // this connection or another, as soon as the answer reaches it.
+  serve_connection(d, r, fd, arm_op, BodyCut::kNone, /*body_reader=*/true);
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ void log_request_line(const Request& req, int status, std::chrono::steady_clock:
 }  // namespace
 
 bool serve_request(FCGX_Request& r, const Router& router, const Config& config, const Pools& pools,
-                   BodyCut cut) {
+                   BodyCut cut, std::atomic<int>* body_reader) {
   // When nginx passed the request on: its timeout runs from there, and the
   // request may have waited for a free thread since.
   auto started = std::chrono::steady_clock::now();
@@ -69,6 +69,7 @@ bool serve_request(FCGX_Request& r, const Router& router, const Config& config, 
   // dies inside this scope; the response leaves it as text.
   JsonArenaScope json_memory;
   BodyRead body = cut == BodyCut::kNone ? read_body(r, &req.body) : BodyRead::kCut;
+  if (body_reader != nullptr) body_reader->fetch_sub(1);
   if (body == BodyRead::kWhole) {
     // The connection is held for the handler only, not while writing.
     // A read may run on any node of a Citus cluster (DATABASE_READ_URL, a

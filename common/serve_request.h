@@ -8,6 +8,8 @@
 
 #include <fcgiapp.h>
 
+#include <atomic>
+
 #include "config.h"
 #include "db_pool.h"
 #include "router.h"
@@ -35,7 +37,11 @@ struct Pools {
 // (X-Tenant-ID) takes its connection from the tenant's node when
 // `tenant_nodes` routes reads; any other read from `read_pool` when there is
 // one; everything else from `pool`.
+// `body_reader`: the count of threads reading a large body
+// (Dispatcher::body_readers) this request is counted in, if it is; taken
+// off once its body is read, before the answer is written: the answer lets
+// nginx send its next large body at once, maybe on another connection.
 bool serve_request(FCGX_Request& r, const Router& router, const Config& config, const Pools& pools,
-                   BodyCut cut = BodyCut::kNone);
+                   BodyCut cut = BodyCut::kNone, std::atomic<int>* body_reader = nullptr);
 
 }  // namespace ca

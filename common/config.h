@@ -86,6 +86,10 @@ struct Config {
   // commerce-admin-worker --loop: the pause between two passes (each first
   // asks whether anything is due), and how often a pass runs every task (the
   // purges) and writes the heartbeat.
+  // Handlers: how long a stop waits for nginx to close its kept
+  // connections before the process closes them itself (under the units'
+  // TimeoutStopSec, 10 s).
+  int64_t handler_drain_seconds = 8;
   int64_t worker_loop_ms = 1000;
   int64_t worker_full_pass_seconds = 5;
   std::string push_gateway_url;

@@ -313,6 +313,11 @@ Config config_from_env_or_exit(const char* program, ConfigNeeds needs) {
   c.tenant_requests_in_progress =
       int_env(program, "TENANT_REQUESTS_IN_PROGRESS", c.tenant_requests_in_progress, 0, 10000);
   c.healthz_cache_ms = int_env(program, "HEALTHZ_CACHE_MS", c.healthz_cache_ms, 0, 60000);
+  c.handler_drain_seconds =
+      int_env(program, "HANDLER_DRAIN_SECONDS", c.handler_drain_seconds, 1, 8);
+  c.worker_loop_ms = int_env(program, "WORKER_LOOP_MS", c.worker_loop_ms, 50, 60000);
+  c.worker_full_pass_seconds =
+      int_env(program, "WORKER_FULL_PASS_SECONDS", c.worker_full_pass_seconds, 1, 3600);
   mail_settings_or_exit(program, c);
   c.push_gateway_url = str_env("PUSH_GATEWAY_URL");
   c.push_gateway_token = str_env("PUSH_GATEWAY_TOKEN");

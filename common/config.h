@@ -88,6 +88,15 @@ struct Config {
   // How long /healthz reuses its last database probe (HEALTHZ_CACHE_MS); 0:
   // every probe asks the database.
   int64_t healthz_cache_ms = 1000;
+  // commerce-admin-worker --loop: the pause between two passes (each first
+  // asks whether anything is due), and how often a pass runs every task (the
+  // purges) and writes the heartbeat.
+  // Handlers: how long a stop waits for nginx to close its kept
+  // connections before the process closes them itself (under the units'
+  // TimeoutStopSec, 10 s).
+  int64_t handler_drain_seconds = 8;
+  int64_t worker_loop_ms = 1000;
+  int64_t worker_full_pass_seconds = 5;
   std::string push_gateway_url;
   std::string push_gateway_token;
   // Handlers: who may GET /metrics (METRICS_ALLOW, the list nginx renders

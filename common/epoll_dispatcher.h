@@ -23,7 +23,7 @@
 // or, with one process per socket as the systemd units run it, they wait
 // in the socket's queue for the restarted one), the kept ones are served as
 // before, and the process leaves once nginx has closed them all, or after
-// kDrainLimit.
+// HANDLER_DRAIN_SECONDS (8; common/serve.cc).
 //
 // Thread-safety: one Dispatcher per process, shared by every worker thread
 // (worker_loop); its counters and flags are atomics.

@@ -64,12 +64,6 @@ std::string metrics_group(const char* program) {
   return std::string(name);
 }
 
-// How long a stop waits for nginx to close its kept connections (see
-// Dispatcher) before the process closes them itself: nginx does within
-// about 3 s plus a request, and the units give a stop 10 s (TimeoutStopSec)
-// before SIGKILL.
-constexpr auto kDrainLimit = std::chrono::seconds(8);
-
 }  // namespace
 
 int serve_main(int argc, char** argv, const char* program, std::vector<Route> routes) {
@@ -182,7 +176,12 @@ int serve_main(int argc, char** argv, const char* program, std::vector<Route> ro
   sigwait(&stop_signals, &sig);
   log_info("signal %d: stopping", sig);
   dispatcher.drain();
-  auto drain_end = std::chrono::steady_clock::now() + kDrainLimit;
+  // How long a stop waits for nginx to close its kept connections (see
+  // Dispatcher) before the process closes them itself
+  // (HANDLER_DRAIN_SECONDS, 8): nginx does within about 3 s plus a request,
+  // and the units give a stop 10 s (TimeoutStopSec) before SIGKILL.
+  auto drain_end =
+      std::chrono::steady_clock::now() + std::chrono::seconds(config.handler_drain_seconds);
   while (!dispatcher.drained() && std::chrono::steady_clock::now() < drain_end) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -3,13 +3,13 @@
 //   commerce-admin-worker           one pass over every task, then exit
 //                                   (what the systemd timer runs)
 //   commerce-admin-worker --loop    a pass about every second until SIGTERM
-//                                   (the dev stack)
+//                                   (the dev stack; WORKER_LOOP_MS)
 //
 // With --loop, a pass that is not a full one first asks the database
 // whether anything is due (kAnythingDue, one statement) and runs the tasks
 // of due work only when it is; the purges and the heartbeat run every
-// kFullPassEvery. An idle loop is then one small statement a second instead
-// of every task's statements (on Citus each of those ran on every shard;
+// WORKER_FULL_PASS_SECONDS (5). An idle loop is then one small statement a
+// second instead of every task's statements (on Citus each of those ran on every shard;
 // docs/decisions/0127-worker-asks-whether-anything-is-due.md).
 //
 // Each task claims its rows with FOR UPDATE SKIP LOCKED (and a lease where
@@ -17,6 +17,7 @@
 // loses nothing.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -50,10 +51,12 @@ const Task kTasks[] = {
     {"expired idempotency keys", ca::task_purge_idempotency_keys, false},
 };
 
-// With --loop: every task, and the heartbeat, at least this often. Purges
-// are not urgent; the heartbeat (worker_status, a reference table on Citus:
-// a write on every node) stays well inside what GET /metrics' readers allow.
-constexpr auto kFullPassEvery = std::chrono::seconds(5);
+// With --loop: every task, and the heartbeat, at least every
+// WORKER_FULL_PASS_SECONDS (5; the test stack 1). Purges are not urgent; the
+// heartbeat (worker_status, a reference table on Citus: a write on every
+// node) stays well inside what GET /metrics' readers allow. Between two
+// passes the loop sleeps WORKER_LOOP_MS (1000; the test stack 200, so a
+// test waits less for the worker to pick up what it made due).
 
 // Whether a task of due work has anything to do: one row when any of their
 // "what is due" conditions holds, none when nothing does. Each leg is the
@@ -199,18 +202,25 @@ int main(int argc, char** argv) {
     run_pass(db, config);
     return 0;
   }
+  const auto full_pass_every = std::chrono::seconds(config.worker_full_pass_seconds);
+  const auto pause = std::chrono::milliseconds(config.worker_loop_ms);
   // The first pass is a full one.
-  auto last_full = std::chrono::steady_clock::now() - kFullPassEvery;
+  auto last_full = std::chrono::steady_clock::now() - full_pass_every;
   while (!ca::stop_requested()) {
     auto now = std::chrono::steady_clock::now();
-    if (now - last_full >= kFullPassEvery) {
+    if (now - last_full >= full_pass_every) {
       last_full = now;
       run_pass(db, config);
     } else if (anything_due(db, config)) {
       run_pass(db, config, false);
     }
-    for (int i = 0; i < 10 && !ca::stop_requested(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // In steps of at most 100 ms, so that SIGTERM is seen soon.
+    auto wake = std::chrono::steady_clock::now() + pause;
+    while (!ca::stop_requested()) {
+      auto left = wake - std::chrono::steady_clock::now();
+      if (left <= std::chrono::steady_clock::duration::zero()) break;
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds(100)));
     }
   }
   return 0;

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -127,10 +128,13 @@ const std::string kPingAnswer =
 
 class OneThreadHandler : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { start(); }
+  // Starts the handler (with `overrides` on the stack's environment) and
+  // waits until it takes connections.
+  void start(const std::map<std::string, std::string>& overrides = {}) {
     socket_ = state_dir() + "/run/fcgi-test-" + std::to_string(getpid()) + ".sock";
     pid_ = start_with_stack_env("commerce-admin-auth --threads 1 --socket " + socket_,
-                                state_dir() + "/log/fcgi-test.log");
+                                state_dir() + "/log/fcgi-test.log", overrides);
     ASSERT_GT(pid_, 0);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!Connection(socket_).connected() && std::chrono::steady_clock::now() < deadline) {
@@ -190,12 +194,22 @@ TEST_F(OneThreadHandler, AStopServesKeptConnectionsUntilNginxClosesThem) {
   pid_ = 0;
 }
 
+// With a drain limit of 2 s (HANDLER_DRAIN_SECONDS; 8 by default) instead
+// of the default's 8 s wait: the stop waits that long for the kept
+// connection, then ends.
 TEST_F(OneThreadHandler, AStopEndsAfterTheDrainLimitIfAKeptConnectionStaysOpen) {
+  ASSERT_TRUE(stop_process(pid_, 20));
+  pid_ = 0;
+  start({{"HANDLER_DRAIN_SECONDS", "2"}});
   Connection kept(socket_);
   ASSERT_TRUE(kept.connected());
   EXPECT_EQ(kept.ping(), kPingAnswer);
+  auto stopping = std::chrono::steady_clock::now();
   EXPECT_TRUE(stop_process(pid_, 20));
   pid_ = 0;
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopping).count();
+  EXPECT_GE(took, 1.9) << "the stop did not wait for the kept connection";
+  EXPECT_LT(took, 6) << "the stop did not end at the drain limit";
   EXPECT_EQ(kept.ping(), "");  // closed with the process
 }
 

@@ -625,6 +625,25 @@ bool stop_process(pid_t pid, int seconds) {
   return clean && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+bool run_worker_once(const std::map<std::string, std::string>& overrides) {
+  std::string log = state_dir() + "/log/test-worker-once-" + std::to_string(getpid()) + "-" +
+                    std::to_string(++worker_counter) + ".log";
+  pid_t pid = start_with_stack_env("commerce-admin-worker", log, overrides);
+  if (pid <= 0) return false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "a worker pass took over 60 s";
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 WorkerProcess::WorkerProcess(const std::map<std::string, std::string>& overrides) {
   log_ = state_dir() + "/log/test-worker-" + std::to_string(getpid()) + "-" +
          std::to_string(++worker_counter) + ".log";

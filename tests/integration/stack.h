@@ -283,6 +283,10 @@ pid_t start_with_stack_env(const std::string& command, const std::string& log,
 // exited with status 0 in time.
 bool stop_process(pid_t pid, int seconds);
 
+// One pass of `commerce-admin-worker` (what the systemd timer runs) with the
+// stack's environment plus `overrides`; true when it exited 0 within 60 s.
+bool run_worker_once(const std::map<std::string, std::string>& overrides = {});
+
 // A `commerce-admin-worker --loop` of this test, with the stack's environment
 // plus `overrides`; its log goes to $CA_STATE_DIR/log/test-worker-<pid>-<n>.log.
 // It dies with the test process (PR_SET_PDEATHSIG), however that ends.

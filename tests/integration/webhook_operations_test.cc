@@ -757,18 +757,22 @@ TEST_F(WebhookOperationsTest, ASubscriptionFailingLongEnoughIsDisabledAndGetsNot
   Receiver healthy;
   Hook fine = create_hook(admin, tenant, healthy.url(), R"(["member.role_updated"])");
   StackWorkerPause pause;
-  // Thresholds small: 2 failed deliveries, failing for at least 1 hour.
-  WorkerProcess worker(
-      {{"WEBHOOK_DISABLE_AFTER_FAILURES", "2"}, {"WEBHOOK_DISABLE_AFTER_HOURS", "1"}});
+  // Thresholds small: 2 failed deliveries, failing for at least 1 hour. A
+  // delivery fails at its first attempt (no retry gaps to wait through).
+  const std::map<std::string, std::string> settings = {{"WEBHOOK_DISABLE_AFTER_FAILURES", "2"},
+                                                       {"WEBHOOK_DISABLE_AFTER_HOURS", "1"},
+                                                       {"WEBHOOK_MAX_ATTEMPTS", "1"}};
+  WorkerProcess worker(settings);
   toggle_role(admin, tenant, member.id, 2);
   const std::string failed_both =
       "SELECT count(*) FROM webhook_deliveries WHERE webhook_id = " + to_string(hook.id) +
       " AND status = 'failed'";
   auto deadline = Clock::now() + 60s;
-  while (sql(failed_both)[0] != "2" && Clock::now() < deadline) std::this_thread::sleep_for(100ms);
+  while (sql(failed_both)[0] != "2" && Clock::now() < deadline) std::this_thread::sleep_for(50ms);
   ASSERT_EQ(sql(failed_both)[0], "2");
-  // Failing for less than an hour: still active.
-  std::this_thread::sleep_for(2s);
+  // Failing for less than an hour: still active after a whole pass that
+  // began after both failures.
+  ASSERT_TRUE(run_worker_once(settings));
   EXPECT_EQ(sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook.id))[0], "t");
   // An hour later (moved back in SQL).
   sql("UPDATE webhooks SET failing_since = now() - interval '61 minutes' WHERE id = " +
@@ -827,14 +831,18 @@ TEST_F(WebhookOperationsTest, FewerFailuresThanTheThresholdDoNotDisable) {
   receiver.set_fallback({.status = 500});
   Hook hook = create_hook(admin, tenant, receiver.url(), R"(["member.role_updated"])");
   StackWorkerPause pause;
-  WorkerProcess worker(
-      {{"WEBHOOK_DISABLE_AFTER_FAILURES", "2"}, {"WEBHOOK_DISABLE_AFTER_HOURS", "0"}});
+  // A delivery fails at its first attempt (no retry gaps to wait through).
+  const std::map<std::string, std::string> settings = {{"WEBHOOK_DISABLE_AFTER_FAILURES", "2"},
+                                                       {"WEBHOOK_DISABLE_AFTER_HOURS", "0"},
+                                                       {"WEBHOOK_MAX_ATTEMPTS", "1"}};
+  WorkerProcess worker(settings);
   // Delivered, then one failed: the last 2 finished are not all failed.
   set_role(admin, tenant, member.id, "ADMIN");
   ASSERT_TRUE(wait_newest_delivery(admin, tenant, hook.id, "delivered"));
   set_role(admin, tenant, member.id, "MEMBER");
   ASSERT_TRUE(wait_newest_delivery(admin, tenant, hook.id, "failed"));
-  std::this_thread::sleep_for(2s);
+  // Still active after a whole pass that began after the failure.
+  ASSERT_TRUE(run_worker_once(settings));
   EXPECT_EQ(sql("SELECT is_active FROM webhooks WHERE id = " + to_string(hook.id))[0], "t");
   // A second failure completes the run.
   set_role(admin, tenant, member.id, "ADMIN");

@@ -325,22 +325,12 @@ w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @
 jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT r.json FROM rendered r;
 
 -- announcements_dismiss (handlers/announcements/read_state.cc)
-WITH read_record AS (INSERT INTO announcement_reads AS r   (tenant_id, announcement_id, user_id,
-dismissed, dismissed_at) SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a WHERE
-a.tenant_id = $1 AND a.id = $2 ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET
-dismissed = true, dismissed_at = COALESCE(r.dismissed_at, EXCLUDED.dismissed_at),   updated_at =
-EXCLUDED.updated_at RETURNING r.dismissed_at = r.updated_at AS moved), read_version AS (INSERT INTO
-announcement_read_versions AS v (tenant_id, user_id, version)   SELECT $1, $3, 1 FROM read_record r
-WHERE r.moved   ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1) SELECT 1
-FROM read_record r;
+SELECT announcement_found FROM ca_announcement_read(tenant_id => $1, announcement_id => $2::bigint,
+user_id => $3, dismiss => true);
 
 -- announcements_mark_read (handlers/announcements/read_state.cc)
-WITH read_record AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id)
-SELECT a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 ON CONFLICT
-(tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING
-r.created_at = r.updated_at AS moved), read_version AS (INSERT INTO announcement_read_versions AS v
-(tenant_id, user_id, version)   SELECT $1, $3, 1 FROM read_record r WHERE r.moved   ON CONFLICT
-(tenant_id, user_id) DO UPDATE SET version = v.version + 1) SELECT 1 FROM read_record r;
+SELECT announcement_found FROM ca_announcement_read(tenant_id => $1, announcement_id => $2::bigint,
+user_id => $3, dismiss => false);
 
 -- login_find_user (handlers/auth/login.cc)
 SELECT (SELECT greatest(1, ceil(extract(epoch
@@ -420,27 +410,11 @@ UPDATE sessions SET revoked_at = now() WHERE revoked_at IS NULL   AND user_id = 
 users WHERE lower(email) = lower($1));
 
 -- categories_create (handlers/categories/categories.cc)
-WITH created AS (INSERT INTO categories (tenant_id, name, description)   VALUES ($1, $2, $3)
-RETURNING *), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $4::jsonb ->> 'request_id' FROM (SELECT
-'category.created', 'category', c.id, NULL FROM created c) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($4::jsonb
-->> 'user_id')::bigint   AND ($4::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($4::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
-INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT c.tenant_id, 'category.created', ca_category_json(id =>
-c.id,   tenant_id => c.tenant_id, name => c.name, description => c.description,   is_published =>
-c.is_published, created_at => c.created_at,   updated_at => c.updated_at)::jsonb FROM created c) AS
-ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT ca_category_json(id => c.id, tenant_id => c.tenant_id, name => c.name, description =>
-c.description, is_published => c.is_published, created_at => c.created_at, updated_at =>
-c.updated_at) AS json FROM created c;
+SELECT json FROM ca_category_create(tenant_id => $1, category_id => $2, event_id => $3, name =>
+$4::text, description => $5::text, who => $6::jsonb);
+
+-- categories_create_ids (handlers/categories/categories.cc)
+SELECT nextval('categories_id_seq') AS category_id, nextval('events_id_seq') AS event_id;
 
 -- categories_delete (handlers/categories/categories.cc)
 WITH moved AS (  UPDATE products p SET category_id = NULL, updated_at =
@@ -480,37 +454,12 @@ SELECT 1 FROM products WHERE tenant_id = $1 AND category_id = $2 AND deleted_at 
 FOR NO KEY UPDATE;
 
 -- categories_toggle (handlers/categories/categories.cc)
-WITH toggled AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at =
-now()   WHERE c.tenant_id = $1 AND c.id = $2 RETURNING *), audit_entries AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$3::jsonb ->> 'request_id' FROM (SELECT 'category.toggled', 'category', c.id,
-'{is_published}'::text[] FROM toggled c) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(id =>
-c.id, tenant_id => c.tenant_id, name => c.name, description => c.description, is_published =>
-c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json, c.is_published FROM
-toggled c;
+SELECT json, is_published FROM ca_category_toggle(tenant_id => $1, category_id => $2::bigint, who =>
+$3::jsonb);
 
 -- categories_update (handlers/categories/categories.cc)
-WITH previous AS (SELECT id, name, description FROM categories   WHERE tenant_id = $1 AND id = $2
-FOR UPDATE), updated AS (UPDATE categories c SET name = COALESCE($3, c.name),   description = CASE
-WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now()   FROM previous o WHERE
-c.tenant_id = $1 AND c.id = o.id   RETURNING c.*, o.name AS name_before, o.description AS
-description_before), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type,
-actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
-a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $6::jsonb ->> 'request_id' FROM
-(SELECT 'category.updated', 'category', c.id, ca_changed(  jsonb_build_object('name', c.name_before,
-'description', c.description_before),   jsonb_build_object('name', c.name, 'description',
-c.description),   '{name,description}') FROM updated c) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb
-->> 'user_id')::bigint   AND ($6::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(id
-=> c.id, tenant_id => c.tenant_id, name => c.name, description => c.description, is_published =>
-c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json FROM updated c;
+SELECT json FROM ca_category_update(tenant_id => $1, category_id => $2::bigint, name => $3::text,
+description_sent => $4::boolean, description => $5::text, who => $6::jsonb);
 
 -- cli_current_user (handlers/cli/main.cc)
 SELECT current_user AS name;
@@ -1083,77 +1032,25 @@ NULL;
 SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found;
 
 -- products_create (handlers/products/product_write.cc)
-WITH category AS (SELECT $6::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id =
-$1 AND id = $6::bigint) AS ok), created AS (INSERT INTO products (tenant_id, name, description,
-price, stock, category_id,   published) SELECT $1, $2::text, $3::text, $4::numeric,
-COALESCE($5::integer, 0),   $6::bigint, COALESCE($7::boolean, true) FROM category c WHERE
-c.ok   RETURNING id, tenant_id, api_json), counted AS (INSERT INTO product_counts AS k (tenant_id,
-live) SELECT $1, 1 FROM created p   ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1),
-audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT
-'product.created', 'product', p.id, NULL FROM created p) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($8::jsonb
-->> 'user_id')::bigint   AND ($8::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($8::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
-INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM created p) AS
-ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT p.api_json AS json, c.ok AS category_ok FROM category c LEFT JOIN created p ON true;
+SELECT json, category_ok FROM ca_product_create(tenant_id => $1, product_id => $2, event_id => $3,
+name => $4::text, description => $5::text, price => $6::numeric, stock => $7::integer, category_id
+=> $8::bigint, published => $9::boolean, who => $10::jsonb);
+
+-- products_create_ids (handlers/products/product_write.cc)
+SELECT nextval('products_id_seq') AS product_id, nextval('events_id_seq') AS event_id;
 
 -- products_delete (handlers/products/product_write.cc)
-WITH deleted AS (UPDATE products p SET deleted_at = now(), updated_at = now()   WHERE p.tenant_id =
-$1 AND p.id = $2 AND p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json), counted AS
-(UPDATE product_counts SET live = live - 1   WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM deleted
-p)), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
-'product.deleted', 'product', p.id, NULL FROM deleted p) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
-INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM deleted p) AS
-ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN deleted p ON true;
+SELECT json FROM ca_product_delete(tenant_id => $1, product_id => $2::bigint, event_id => $3, who =>
+$4::jsonb);
+
+-- products_event_id (handlers/products/product_write.cc)
+SELECT nextval('events_id_seq') AS event_id;
 
 -- products_update (handlers/products/product_write.cc)
-WITH category AS (SELECT $9::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id =
-$1 AND id = $9::bigint) AS ok), previous AS (SELECT id, api_json FROM products   WHERE tenant_id =
-$1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), updated AS (UPDATE products p SET name =
-COALESCE($3, p.name),   description = CASE WHEN $4::boolean THEN $5 ELSE p.description END,   price
-= COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock),   category_id = CASE WHEN
-$8::boolean THEN $9::bigint ELSE p.category_id END,   published = COALESCE($10::boolean,
-p.published), updated_at = now()   FROM category c, previous o WHERE c.ok AND p.tenant_id = $1 AND
-p.id = o.id AND p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json, o.api_json AS
-before), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $11::jsonb ->> 'request_id' FROM (SELECT
-'product.updated', 'product', p.id, ca_changed(p.before::jsonb,
-p.api_json::jsonb,   '{name,description,price,stock,category_id,published}') FROM updated p) AS x
-(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($11::jsonb ->> 'user_id')::bigint   AND ($11::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($11::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload,
-actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id,
-'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT
-p.tenant_id, 'product.updated', p.api_json::jsonb FROM updated p) AS ev (tenant_id, type, payload)
-RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id,
-webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e
-JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT p.api_json AS json, c.ok AS category_ok
-FROM category c LEFT JOIN updated p ON true;
+SELECT json, category_ok FROM ca_product_update(tenant_id => $1, product_id => $2::bigint, event_id
+=> $3, name => $4::text, description_sent => $5::boolean, description => $6::text, price =>
+$7::numeric, stock => $8::integer, category_sent => $9::boolean, category_id => $10::bigint,
+published => $11::boolean, who => $12::jsonb);
 
 -- invitations_accept (handlers/team_members/invitations.cc)
 WITH accepted AS (UPDATE invitations i SET status = 'accepted', accepted_at = now()            WHERE

@@ -208,60 +208,23 @@ JOIN (announcements a JOIN users u ON u.id = a.created_by) ON a.tenant_id = $1 A
 $2 OFFSET $3)) ORDER BY a.created_at DESC, a.id DESC;
 
 -- announcements_archive (handlers/announcements/announcement_write.cc)
-WITH previous AS (SELECT id AS archived_id, status AS status_before,   push_status AS
-push_status_before FROM announcements   WHERE tenant_id = $1 AND id = $2 FOR UPDATE), archived AS
-(UPDATE announcements SET status = 'archived',   push_status = CASE WHEN push_status = 'pending'
-THEN 'skipped' ELSE push_status END,   updated_at = ca_pick(status = 'archived', updated_at, now())
-FROM previous o WHERE tenant_id = $1 AND id = o.archived_id RETURNING id, status, push_status,
-o.status_before, o.push_status_before), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->>
-'request_id' FROM (SELECT 'announcement.archived', 'announcement', a.id,
-ca_changed(  jsonb_build_object('status', a.status_before, 'push_status',
-a.push_status_before),   jsonb_build_object('status', a.status, 'push_status',
-a.push_status),   '{status,push_status}') FROM archived a) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), list_version AS (INSERT
-INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM archived a ON CONFLICT
-(tenant_id) DO UPDATE SET version = v.version + 1) SELECT id FROM archived a;
+SELECT archived FROM ca_announcement_archive(tenant_id => $1, announcement_id => $2::bigint, who =>
+$3::jsonb);
 
 -- announcements_create (handlers/announcements/announcement_write.cc)
-WITH created AS (INSERT INTO announcements (tenant_id, title, summary, content, type,
-priority,   status, is_push_enabled, is_public, scheduled_at, expires_at, topic,
-push_title,   push_body, push_data, target_type, target_value, push_status,
-attachment_type,   attachment_url, attachment_metadata, created_by, published_at) VALUES ($1, $2,
-$3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13,   $14, $15::jsonb, $16,
-$17, $18, $19, $20, $21::jsonb, $22,   CASE WHEN $7 = 'published' THEN now() END) RETURNING *),
-list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1
-FROM created a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT
-ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title => a.title,
-summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
-a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
-a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
-=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
-a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
-attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
-a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
-created_at => a.created_at, updated_at => a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM
-created a JOIN users u ON u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id,
-action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $23::jsonb ->>
-'request_id' FROM (SELECT 'announcement.created', 'announcement', r.id, NULL FROM rendered r) AS x
-(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($23::jsonb ->> 'user_id')::bigint   AND ($23::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($23::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload,
-actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id,
-'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT
-r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r WHERE r.status = 'published')
-AS ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT r.json FROM rendered r;
+SELECT json FROM ca_announcement_create(tenant_id => $1, announcement_id => $2, event_id => $3,
+title => $4::text, summary => $5::text, content => $6::text, type => $7::text, priority =>
+$8::smallint, status => $9::text, is_push_enabled => $10::boolean, is_public => $11::boolean,
+scheduled_at => $12::timestamptz, expires_at => $13::timestamptz, topic => $14::text, push_title =>
+$15::text, push_body => $16::text, push_data => $17::jsonb, target_type => $18::text, target_value
+=> $19::text, push_status => $20::text, attachment_type => $21::text, attachment_url => $22::text,
+attachment_metadata => $23::jsonb, created_by => $24, who => $25::jsonb);
+
+-- announcements_create_ids (handlers/announcements/announcement_write.cc)
+SELECT nextval('announcements_id_seq') AS announcement_id, nextval('events_id_seq') AS event_id;
+
+-- announcements_event_id (handlers/announcements/announcement_write.cc)
+SELECT nextval('events_id_seq') AS event_id;
 
 -- announcements_load_for_update (handlers/announcements/announcement_write.cc)
 SELECT a.title, a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, a.is_public,
@@ -275,54 +238,13 @@ SELECT NOT EXISTS (SELECT 1 FROM unnest(string_to_array($2, ',')::bigint[]) AS t
 EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = t.id)) AS all_members;
 
 -- announcements_update (handlers/announcements/announcement_write.cc)
-WITH previous AS (SELECT a.id AS id_before, ca_announcement_json(all_fields => true, id => a.id,
-tenant_id => a.tenant_id, title => a.title, summary => a.summary, content => a.content, type =>
-a.type, priority => a.priority, status => a.status, is_push_enabled => a.is_push_enabled, is_public
-=> a.is_public, scheduled_at => a.scheduled_at, expires_at => a.expires_at, topic => a.topic,
-push_title => a.push_title, push_body => a.push_body, push_data => a.push_data, target_type =>
-a.target_type, target_value => a.target_value, push_status => a.push_status, push_error =>
-a.push_error, sent_at => a.sent_at, attachment_type => a.attachment_type, attachment_url =>
-a.attachment_url, attachment_metadata => a.attachment_metadata, created_by => a.created_by,
-creator_name => u.name, creator_email => u.email, created_at => a.created_at, updated_at =>
-a.updated_at) AS json FROM announcements a   JOIN users u ON u.id = a.created_by WHERE a.tenant_id =
-$1 AND a.id = $2   FOR UPDATE OF a), updated AS (UPDATE announcements SET title = $3, summary = $4,
-content = $5, type = $6,   priority = $7, status = $8, is_push_enabled = $9, is_public =
-$10,   scheduled_at = $11::timestamptz, expires_at = $12::timestamptz, topic = $13,   push_title =
-$14, push_body = $15, push_data = $16::jsonb, target_type = $17,   target_value = $18, push_status =
-$19, attachment_type = $20, attachment_url = $21,   attachment_metadata = $22::jsonb,   published_at
-= ca_pick($8 = 'published' AND status <> 'published',
-now(),                          published_at),   updated_at = now() FROM previous o WHERE tenant_id
-= $1 AND id = o.id_before RETURNING announcements.*), list_version AS (INSERT INTO
-announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM updated a ON CONFLICT
-(tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT
-ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title => a.title,
-summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
-a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
-a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
-=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
-a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
-attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
-a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
-created_at => a.created_at, updated_at => a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM
-updated a JOIN users u ON u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id,
-action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $24::jsonb ->>
-'request_id' FROM (SELECT 'announcement.updated', 'announcement', r.id,   ca_changed(o.json::jsonb,
-r.json::jsonb,
-'{title,summary,content,type,priority,status,is_push_enabled,is_public,scheduled_at,expires_at,topic,push_title,push_body,push_data,target_type,target_value,push_status,attachment_type,attachment_url,attachment_metadata}')
-FROM rendered r, previous o) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
-(SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($24::jsonb ->>
-'user_id')::bigint   AND ($24::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($24::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
-events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r
-WHERE $23::boolean AND r.status = 'published') AS ev (tenant_id, type, payload) RETURNING tenant_id,
-id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id,
-event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks w ON
-w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT r.json FROM rendered r;
+SELECT json FROM ca_announcement_update(tenant_id => $1, announcement_id => $2::bigint, event_id =>
+$3, title => $4::text, summary => $5::text, content => $6::text, type => $7::text, priority =>
+$8::smallint, status => $9::text, is_push_enabled => $10::boolean, is_public => $11::boolean,
+scheduled_at => $12::timestamptz, expires_at => $13::timestamptz, topic => $14::text, push_title =>
+$15::text, push_body => $16::text, push_data => $17::jsonb, target_type => $18::text, target_value
+=> $19::text, push_status => $20::text, attachment_type => $21::text, attachment_url => $22::text,
+attachment_metadata => $23::jsonb, was_unpublished => $24::boolean, who => $25::jsonb);
 
 -- announcements_dismiss (handlers/announcements/read_state.cc)
 SELECT announcement_found FROM ca_announcement_read(tenant_id => $1, announcement_id => $2::bigint,

@@ -517,11 +517,6 @@ const std::map<std::string, std::string> kNotYetOneRouterTask = {
     {"category delete",
      "detaches products, one product.updated event each: the events' ids would have to come "
      "from the coordinator before the call, their number known only after the lock"},
-    {"announcement create", "INSERT CTEs (audit, list version, event, deliveries)"},
-    {"announcement create (draft)", "INSERT CTEs (audit, list version)"},
-    {"announcement update", "INSERT CTEs (audit, list version)"},
-    {"announcement update (published)", "INSERT CTEs (audit, list version, event, deliveries)"},
-    {"announcement delete", "INSERT CTEs (audit, list version)"},
     {"webhook create", "INSERT CTE (audit)"},
     {"webhook update", "INSERT CTE (audit)"},
     {"webhook rotate secret", "INSERT CTE (audit)"},

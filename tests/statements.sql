@@ -1157,17 +1157,8 @@ NULL          ORDER BY id LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json
 JOIN page ON true ORDER BY page.id;
 
 -- api_keys_revoke (handlers/tenants/api_keys.cc)
-WITH revoked AS (UPDATE api_keys SET revoked_at = now()            WHERE tenant_id = $1 AND id = $2
-AND revoked_at IS NULL RETURNING id), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->>
-'request_id' FROM (SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM revoked r) AS x (action,
-target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
-WHERE u.id = ($3::jsonb ->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION
-ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name)
-SELECT count(*) > 0 AS found, (SELECT count(*) FROM revoked r) AS revoked FROM api_keys WHERE
-tenant_id = $1 AND id = $2;
+SELECT key_found AS found FROM ca_api_key_revoke(tenant_id => $1, api_key_id => $2::bigint, who =>
+$3::jsonb);
 
 -- api_keys_under_cap (handlers/tenants/api_keys.cc)
 SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refused FROM api_keys
@@ -1384,17 +1375,8 @@ UPDATE webhook_deliveries SET url = $3 WHERE tenant_id = $1 AND webhook_id = $2 
 webhooks w WHERE w.tenant_id = $1 AND w.id = $2               AND w.deleted_at IS NULL);
 
 -- webhooks_rotate_secret (handlers/webhooks/subscriptions.cc)
-WITH rotated AS (UPDATE webhooks SET previous_secret = secret,   previous_secret_until = now() +
-make_interval(hours => $4), secret = $3,   updated_at = now()   WHERE tenant_id = $1 AND id = $2 AND
-deleted_at IS NULL RETURNING id), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->>
-'request_id' FROM (SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM rotated
-r) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id,
-u.name FROM users u WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($5::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT id FROM rotated r;
+SELECT rotated FROM ca_webhook_rotate_secret(tenant_id => $1, webhook_id => $2::bigint, secret =>
+$3::text, previous_hours => $4::integer, who => $5::jsonb);
 
 -- webhooks_send_test (handlers/webhooks/subscriptions.cc)
 WITH audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,

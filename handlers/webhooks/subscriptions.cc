@@ -137,15 +137,12 @@ const Statement kGet{"webhooks_get",
 // kPreviousSecretHours (the worker sends both signatures meanwhile); a
 // second rotation within that window drops the oldest one at once. $5 the
 // caller (audit_who()): the audit entry webhook.secret_rotated.
-const Statement kRotate{
-    "webhooks_rotate_secret",
-    "WITH rotated AS (UPDATE webhooks SET previous_secret = secret, "
-    "  previous_secret_until = now() + make_interval(hours => $4), secret = $3, "
-    "  updated_at = now() "
-    "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id), "
-    CA_AUDIT_CTE("$1", "$5",
-        "SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM rotated r") " "
-    "SELECT id FROM rotated r"};
+// One call of ca_webhook_rotate_secret() (sql/062), which Citus runs whole
+// on the tenant's worker (docs/decisions/0138-writes-are-delegated-calls.md).
+const Statement kRotate{"webhooks_rotate_secret",
+                        "SELECT rotated FROM ca_webhook_rotate_secret(tenant_id => $1, "
+                        "webhook_id => $2::bigint, secret => $3::text, previous_hours => "
+                        "$4::integer, who => $5::jsonb)"};
 constexpr int kPreviousSecretHours = 24;
 
 // A test event first locks the subscription's row and reads whether it is
@@ -327,7 +324,7 @@ Result<Response> webhooks_rotate_secret(Ctx& ctx) {
            return Queries{
                {&kRotate, {tenant_id, id, secret, kPreviousSecretHours, audit_who(ctx, who)}}};
          }));
-  if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");
+  if (!w.results[0].rows().boolean(0, "rotated")) return Error::not_found("Webhook not found");
   // Digits, and base64 after a prefix: nothing needs escaping.
   return Response::text(200, "{\"id\":" + std::to_string(id) + ",\"secret\":\"" + secret + "\"}");
 }

@@ -1,6 +1,8 @@
--- The announcement writes (handlers/announcements/announcement_write.cc) as
--- functions Citus delegates to the tenant's worker, as sql/061's
--- (docs/decisions/0138-writes-are-delegated-calls.md): what the statements
+-- More writes as functions Citus delegates to the tenant's worker, as
+-- sql/061's (docs/decisions/0138-writes-are-delegated-calls.md): the
+-- announcement writes, a webhook's secret rotation, an API key's revocation.
+--
+-- The announcement writes (handlers/announcement_write.cc): what the statements
 -- announcements_create, announcements_update and announcements_archive did,
 -- as plain statements. Each moves the tenant's active list version
 -- (announcement_list_versions, sql/019 and 032) and writes its audit entry
@@ -53,17 +55,26 @@ BEGIN
     is_push_enabled, is_public, scheduled_at, expires_at, topic, push_title, push_body,
     push_data, target_type, target_value, push_status, attachment_type, attachment_url,
     attachment_metadata, created_by, published_at)
-  VALUES (ca_announcement_create.tenant_id, ca_announcement_create.announcement_id, ca_announcement_create.title, ca_announcement_create.summary, ca_announcement_create.content, ca_announcement_create.type, ca_announcement_create.priority,
-    ca_announcement_create.status, ca_announcement_create.is_push_enabled, ca_announcement_create.is_public, ca_announcement_create.scheduled_at, ca_announcement_create.expires_at, ca_announcement_create.topic,
-    ca_announcement_create.push_title, ca_announcement_create.push_body, ca_announcement_create.push_data, ca_announcement_create.target_type, ca_announcement_create.target_value, ca_announcement_create.push_status,
-    ca_announcement_create.attachment_type, ca_announcement_create.attachment_url, ca_announcement_create.attachment_metadata, ca_announcement_create.created_by,
+  VALUES (ca_announcement_create.tenant_id, ca_announcement_create.announcement_id,
+    ca_announcement_create.title, ca_announcement_create.summary, ca_announcement_create.content,
+    ca_announcement_create.type, ca_announcement_create.priority,
+    ca_announcement_create.status, ca_announcement_create.is_push_enabled,
+    ca_announcement_create.is_public, ca_announcement_create.scheduled_at,
+    ca_announcement_create.expires_at, ca_announcement_create.topic,
+    ca_announcement_create.push_title, ca_announcement_create.push_body,
+    ca_announcement_create.push_data, ca_announcement_create.target_type,
+    ca_announcement_create.target_value, ca_announcement_create.push_status,
+    ca_announcement_create.attachment_type, ca_announcement_create.attachment_url,
+    ca_announcement_create.attachment_metadata, ca_announcement_create.created_by,
     CASE WHEN ca_announcement_create.status = 'published' THEN now() END)
   RETURNING * INTO a;
-  INSERT INTO announcement_list_versions AS v (tenant_id, version) VALUES (ca_announcement_create.tenant_id, 1)
+  INSERT INTO announcement_list_versions AS v (tenant_id,
+    version) VALUES (ca_announcement_create.tenant_id, 1)
   ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1;
   json := ca_announcement_rendered(a);
   PERFORM ca_write_recorded(
-    ca_announcement_create.tenant_id, ca_announcement_create.event_id, 'announcement.created', 'announcement', a.id, NULL, ca_announcement_create.who,
+    ca_announcement_create.tenant_id, ca_announcement_create.event_id, 'announcement.created',
+      'announcement', a.id, NULL, ca_announcement_create.who,
     CASE WHEN a.status = 'published' THEN 'announcement.published' END, json::jsonb);
 END $$;
 
@@ -85,35 +96,49 @@ DECLARE
   a announcements;
 BEGIN
   SELECT * INTO o FROM announcements x
-  WHERE x.tenant_id = ca_announcement_update.tenant_id AND x.id = ca_announcement_update.announcement_id
+  WHERE x.tenant_id = ca_announcement_update.tenant_id
+    AND x.id = ca_announcement_update.announcement_id
   FOR UPDATE;
   IF NOT FOUND THEN
     RETURN;
   END IF;
-  UPDATE announcements x SET title = ca_announcement_update.title, summary = ca_announcement_update.summary, content = ca_announcement_update.content,
-    type = ca_announcement_update.type, priority = ca_announcement_update.priority, status = ca_announcement_update.status,
-    is_push_enabled = ca_announcement_update.is_push_enabled, is_public = ca_announcement_update.is_public,
-    scheduled_at = ca_announcement_update.scheduled_at, expires_at = ca_announcement_update.expires_at, topic = ca_announcement_update.topic,
-    push_title = ca_announcement_update.push_title, push_body = ca_announcement_update.push_body, push_data = ca_announcement_update.push_data,
-    target_type = ca_announcement_update.target_type, target_value = ca_announcement_update.target_value,
-    push_status = ca_announcement_update.push_status, attachment_type = ca_announcement_update.attachment_type,
-    attachment_url = ca_announcement_update.attachment_url, attachment_metadata = ca_announcement_update.attachment_metadata,
-    published_at = ca_pick(ca_announcement_update.status = 'published' AND x.status <> 'published', now(),
+  UPDATE announcements x SET title = ca_announcement_update.title,
+    summary = ca_announcement_update.summary, content = ca_announcement_update.content,
+    type = ca_announcement_update.type, priority = ca_announcement_update.priority,
+      status = ca_announcement_update.status,
+    is_push_enabled = ca_announcement_update.is_push_enabled,
+      is_public = ca_announcement_update.is_public,
+    scheduled_at = ca_announcement_update.scheduled_at,
+      expires_at = ca_announcement_update.expires_at, topic = ca_announcement_update.topic,
+    push_title = ca_announcement_update.push_title, push_body = ca_announcement_update.push_body,
+      push_data = ca_announcement_update.push_data,
+    target_type = ca_announcement_update.target_type,
+      target_value = ca_announcement_update.target_value,
+    push_status = ca_announcement_update.push_status,
+      attachment_type = ca_announcement_update.attachment_type,
+    attachment_url = ca_announcement_update.attachment_url,
+      attachment_metadata = ca_announcement_update.attachment_metadata,
+    published_at = ca_pick(ca_announcement_update.status = 'published' AND x.status <> 'published',
+      now(),
                            x.published_at),
     updated_at = now()
-  WHERE x.tenant_id = ca_announcement_update.tenant_id AND x.id = ca_announcement_update.announcement_id
+  WHERE x.tenant_id = ca_announcement_update.tenant_id
+    AND x.id = ca_announcement_update.announcement_id
   RETURNING * INTO a;
-  INSERT INTO announcement_list_versions AS v (tenant_id, version) VALUES (ca_announcement_update.tenant_id, 1)
+  INSERT INTO announcement_list_versions AS v (tenant_id,
+    version) VALUES (ca_announcement_update.tenant_id, 1)
   ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1;
   json := ca_announcement_rendered(a);
   PERFORM ca_write_recorded(
-    ca_announcement_update.tenant_id, ca_announcement_update.event_id, 'announcement.updated', 'announcement', a.id,
+    ca_announcement_update.tenant_id, ca_announcement_update.event_id, 'announcement.updated',
+      'announcement', a.id,
     ca_changed(ca_announcement_rendered(o)::jsonb, json::jsonb,
                '{title,summary,content,type,priority,status,is_push_enabled,is_public,'
                'scheduled_at,expires_at,topic,push_title,push_body,push_data,target_type,'
                'target_value,push_status,attachment_type,attachment_url,attachment_metadata}'),
     ca_announcement_update.who,
-    CASE WHEN ca_announcement_update.was_unpublished AND a.status = 'published' THEN 'announcement.published' END,
+    CASE WHEN ca_announcement_update.was_unpublished AND a.status = 'published'
+         THEN 'announcement.published' END,
     json::jsonb);
 END $$;
 
@@ -128,7 +153,8 @@ DECLARE
   a record;
 BEGIN
   SELECT x.status, x.push_status INTO o FROM announcements x
-  WHERE x.tenant_id = ca_announcement_archive.tenant_id AND x.id = ca_announcement_archive.announcement_id
+  WHERE x.tenant_id = ca_announcement_archive.tenant_id
+    AND x.id = ca_announcement_archive.announcement_id
   FOR UPDATE;
   archived := FOUND;
   IF NOT archived THEN
@@ -137,7 +163,8 @@ BEGIN
   UPDATE announcements x SET status = 'archived',
     push_status = CASE WHEN x.push_status = 'pending' THEN 'skipped' ELSE x.push_status END,
     updated_at = ca_pick(x.status = 'archived', x.updated_at, now())
-  WHERE x.tenant_id = ca_announcement_archive.tenant_id AND x.id = ca_announcement_archive.announcement_id
+  WHERE x.tenant_id = ca_announcement_archive.tenant_id
+    AND x.id = ca_announcement_archive.announcement_id
   RETURNING x.id, x.status, x.push_status INTO a;
   PERFORM ca_write_recorded(
     ca_announcement_archive.tenant_id, NULL, 'announcement.archived', 'announcement', a.id,
@@ -145,8 +172,56 @@ BEGIN
                jsonb_build_object('status', a.status, 'push_status', a.push_status),
                '{status,push_status}'),
     ca_announcement_archive.who, NULL, NULL);
-  INSERT INTO announcement_list_versions AS v (tenant_id, version) VALUES (ca_announcement_archive.tenant_id, 1)
+  INSERT INTO announcement_list_versions AS v (tenant_id,
+    version) VALUES (ca_announcement_archive.tenant_id, 1)
   ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1;
+END $$;
+
+-- POST /webhooks/{tenantId}/{id}/rotate-secret (handlers/webhooks/
+-- subscriptions.cc): the statement webhooks_rotate_secret. The secret it
+-- replaces signs beside the new one for `previous_hours`. `rotated`
+-- false: no such live subscription.
+CREATE FUNCTION ca_webhook_rotate_secret(
+  tenant_id bigint, webhook_id bigint, secret text, previous_hours integer, who jsonb,
+  OUT rotated boolean)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+  UPDATE webhooks x SET previous_secret = x.secret,
+    previous_secret_until = now() + make_interval(hours => ca_webhook_rotate_secret.previous_hours),
+    secret = ca_webhook_rotate_secret.secret, updated_at = now()
+  WHERE x.tenant_id = ca_webhook_rotate_secret.tenant_id
+    AND x.id = ca_webhook_rotate_secret.webhook_id AND x.deleted_at IS NULL;
+  rotated := FOUND;
+  IF rotated THEN
+    PERFORM ca_write_recorded(ca_webhook_rotate_secret.tenant_id, NULL, 'webhook.secret_rotated',
+                              'webhook', ca_webhook_rotate_secret.webhook_id, '{secret}',
+                              ca_webhook_rotate_secret.who, NULL, NULL);
+  END IF;
+END $$;
+
+-- DELETE /api-keys/{tenantId}/{id} (handlers/tenants/api_keys.cc): the
+-- statement api_keys_revoke. Revokes the key unless it is revoked already
+-- (its first revocation's time stays); `key_found`: the tenant has such a key.
+CREATE FUNCTION ca_api_key_revoke(
+  tenant_id bigint, api_key_id bigint, who jsonb, OUT key_found boolean)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  revoked boolean;
+BEGIN
+  UPDATE api_keys k SET revoked_at = now()
+  WHERE k.tenant_id = ca_api_key_revoke.tenant_id AND k.id = ca_api_key_revoke.api_key_id
+    AND k.revoked_at IS NULL;
+  revoked := FOUND;
+  IF revoked THEN
+    PERFORM ca_write_recorded(ca_api_key_revoke.tenant_id, NULL, 'api_key.revoked', 'api_key',
+                              ca_api_key_revoke.api_key_id, NULL, ca_api_key_revoke.who, NULL,
+                              NULL);
+  END IF;
+  key_found := revoked OR EXISTS (
+    SELECT 1 FROM api_keys k
+    WHERE k.tenant_id = ca_api_key_revoke.tenant_id AND k.id = ca_api_key_revoke.api_key_id);
 END $$;
 
 DO $$
@@ -168,6 +243,14 @@ BEGIN
     PERFORM create_distributed_function(
       'ca_announcement_archive(bigint, bigint, jsonb)',
       distribution_arg_name := 'tenant_id', colocate_with := 'announcements',
+      force_delegation := true);
+    PERFORM create_distributed_function(
+      'ca_webhook_rotate_secret(bigint, bigint, text, integer, jsonb)',
+      distribution_arg_name := 'tenant_id', colocate_with := 'webhooks',
+      force_delegation := true);
+    PERFORM create_distributed_function(
+      'ca_api_key_revoke(bigint, bigint, jsonb)',
+      distribution_arg_name := 'tenant_id', colocate_with := 'api_keys',
       force_delegation := true);
   END IF;
 END $$;

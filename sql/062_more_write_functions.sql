@@ -1,6 +1,7 @@
 -- More writes as functions Citus delegates to the tenant's worker, as
 -- sql/061's (docs/decisions/0138-writes-are-delegated-calls.md): the
--- announcement writes, a webhook's secret rotation, an API key's revocation.
+-- announcement writes, a webhook's secret rotation and delete, an API key's
+-- revocation.
 --
 -- The announcement writes (handlers/announcement_write.cc): what the statements
 -- announcements_create, announcements_update and announcements_archive did,
@@ -224,6 +225,31 @@ BEGIN
     WHERE k.tenant_id = ca_api_key_revoke.tenant_id AND k.id = ca_api_key_revoke.api_key_id);
 END $$;
 
+-- DELETE /webhooks/{tenantId}?id= (handlers/webhooks/subscriptions.cc): the
+-- statement webhooks_delete. Deactivates the subscription and ends its
+-- pending deliveries that no worker holds (a delivery a worker holds is in
+-- flight and may finish; the worker fails it instead of retrying it).
+-- `deleted` false: no such live subscription.
+CREATE FUNCTION ca_webhook_delete(
+  tenant_id bigint, webhook_id bigint, who jsonb, OUT deleted boolean)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+  UPDATE webhooks x SET is_active = false, deleted_at = now(), updated_at = now()
+  WHERE x.tenant_id = ca_webhook_delete.tenant_id AND x.id = ca_webhook_delete.webhook_id
+    AND x.deleted_at IS NULL;
+  deleted := FOUND;
+  IF NOT deleted THEN
+    RETURN;
+  END IF;
+  PERFORM ca_write_recorded(ca_webhook_delete.tenant_id, NULL, 'webhook.deleted', 'webhook',
+                            ca_webhook_delete.webhook_id, NULL, ca_webhook_delete.who, NULL,
+                            NULL);
+  UPDATE webhook_deliveries d SET status = 'failed', error = 'webhook deleted'
+  WHERE d.tenant_id = ca_webhook_delete.tenant_id AND d.webhook_id = ca_webhook_delete.webhook_id
+    AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now());
+END $$;
+
 DO $$
 BEGIN
   IF ca_citus() THEN
@@ -251,6 +277,10 @@ BEGIN
     PERFORM create_distributed_function(
       'ca_api_key_revoke(bigint, bigint, jsonb)',
       distribution_arg_name := 'tenant_id', colocate_with := 'api_keys',
+      force_delegation := true);
+    PERFORM create_distributed_function(
+      'ca_webhook_delete(bigint, bigint, jsonb)',
+      distribution_arg_name := 'tenant_id', colocate_with := 'webhooks',
       force_delegation := true);
   END IF;
 END $$;

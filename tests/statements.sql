@@ -1337,20 +1337,7 @@ k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key
 (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT h.json FROM created h;
 
 -- webhooks_delete (handlers/webhooks/subscriptions.cc)
-WITH deleted AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at =
-now()            WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL            RETURNING
-tenant_id, id), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
-'webhook.deleted', 'webhook', w.id, NULL FROM deleted w) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), ended AS (UPDATE
-webhook_deliveries d SET status = 'failed', error = 'webhook deleted'       FROM deleted w WHERE
-d.tenant_id = $1 AND d.webhook_id = w.id        AND d.status = 'pending' AND (d.lease_until IS NULL
-OR d.lease_until < now())       RETURNING d.id) SELECT (SELECT count(*) FROM ended d) AS ended FROM
-deleted w;
+SELECT deleted FROM ca_webhook_delete(tenant_id => $1, webhook_id => $2::bigint, who => $3::jsonb);
 
 -- webhooks_get (handlers/webhooks/subscriptions.cc)
 SELECT ca_webhook_json(id => id, url => url, events => events, description => description, is_active

@@ -521,7 +521,6 @@ const std::map<std::string, std::string> kNotYetOneRouterTask = {
     {"webhook update", "INSERT CTE (audit)"},
     {"webhook test", "INSERT CTEs (event, delivery, audit)"},
     {"webhook redeliver", "INSERT CTE (delivery), audit_query"},
-    {"webhook delete", "INSERT CTE (audit) beside the deliveries' UPDATE CTE"},
     {"order status change", "INSERT CTEs (audit, counters, events, deliveries)"},
     {"invitation create", "INSERT CTE (audit)"},
     {"invitation revoke", "INSERT CTE (audit)"},

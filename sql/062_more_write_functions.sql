@@ -1,7 +1,7 @@
 -- More writes as functions Citus delegates to the tenant's worker, as
 -- sql/061's (docs/decisions/0138-writes-are-delegated-calls.md): the
 -- announcement writes, a webhook's secret rotation and delete, an API key's
--- revocation.
+-- revocation, an invitation's revocation.
 --
 -- The announcement writes (handlers/announcement_write.cc): what the statements
 -- announcements_create, announcements_update and announcements_archive did,
@@ -250,6 +250,45 @@ BEGIN
     AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now());
 END $$;
 
+-- DELETE /team-members/{tenantId}/invitations/{id}
+-- (handlers/team_members/invitations.cc): the statement invitations_revoke.
+-- Revokes a pending (or expired) invitation of the tenant, with its audit
+-- entry; `revoked`: whether this call revoked it. An accepted or revoked
+-- one comes back as it is (`status` and `json` as shown, an expired
+-- pending one as `expired`); another tenant's id or an unknown one gives
+-- `json` NULL.
+CREATE FUNCTION ca_invitation_revoke(
+  tenant_id bigint, invitation_id bigint, who jsonb,
+  OUT revoked boolean, OUT status text, OUT json text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  r invitations;
+BEGIN
+  UPDATE invitations i SET status = 'revoked', revoked_at = now()
+  WHERE i.tenant_id = ca_invitation_revoke.tenant_id AND i.id = ca_invitation_revoke.invitation_id
+    AND i.status = 'pending'
+  RETURNING * INTO r;
+  revoked := FOUND;
+  IF revoked THEN
+    PERFORM ca_write_recorded(ca_invitation_revoke.tenant_id, NULL, 'invitation.revoked',
+                              'invitation', r.id, NULL, ca_invitation_revoke.who, NULL, NULL);
+    ca_invitation_revoke.status := r.status;
+  ELSE
+    SELECT * INTO r FROM invitations i
+    WHERE i.tenant_id = ca_invitation_revoke.tenant_id
+      AND i.id = ca_invitation_revoke.invitation_id;
+    IF NOT FOUND THEN
+      RETURN;
+    END IF;
+    ca_invitation_revoke.status := CASE WHEN r.status = 'pending' AND r.expires_at <= now()
+                                        THEN 'expired' ELSE r.status END;
+  END IF;
+  json := ca_invitation_json(id => r.id, email => r.email, role => r.role,
+                             status => ca_invitation_revoke.status, expires_at => r.expires_at,
+                             created_at => r.created_at);
+END $$;
+
 DO $$
 BEGIN
   IF ca_citus() THEN
@@ -281,6 +320,10 @@ BEGIN
     PERFORM create_distributed_function(
       'ca_webhook_delete(bigint, bigint, jsonb)',
       distribution_arg_name := 'tenant_id', colocate_with := 'webhooks',
+      force_delegation := true);
+    PERFORM create_distributed_function(
+      'ca_invitation_revoke(bigint, bigint, jsonb)',
+      distribution_arg_name := 'tenant_id', colocate_with := 'invitations',
       force_delegation := true);
   END IF;
 END $$;

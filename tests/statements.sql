@@ -1069,23 +1069,8 @@ SELECT count(*) AS pending FROM invitations WHERE tenant_id = $1 AND status = 'p
 expires_at > now()   AND lower(email) <> lower($2);
 
 -- invitations_revoke (handlers/team_members/invitations.cc)
-WITH revoked AS (UPDATE invitations i SET status = 'revoked', revoked_at = now()            WHERE
-i.tenant_id = $1 AND i.id = $2 AND i.status = 'pending'            RETURNING i.id, i.status AS
-status, ca_invitation_json(id => i.id, email => i.email, role => i.role, status => i.status,
-expires_at => i.expires_at, created_at => i.created_at) AS json), audit_entries AS (INSERT INTO
-audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
-request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT 'invitation.revoked',
-'invitation', r.id, NULL FROM revoked r) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT true AS revoked,
-r.status, r.json FROM revoked r UNION ALL SELECT false, CASE WHEN i.status = 'pending' AND
-i.expires_at <= now() THEN 'expired' ELSE i.status END, ca_invitation_json(id => i.id, email =>
-i.email, role => i.role, status => CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN
-'expired' ELSE i.status END, expires_at => i.expires_at, created_at => i.created_at) FROM
-invitations i WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM revoked r);
+SELECT revoked, status, json FROM ca_invitation_revoke(tenant_id => $1, invitation_id => $2::bigint,
+who => $3::jsonb);
 
 -- invitations_take_turn (handlers/team_members/invitations.cc)
 INSERT INTO cap_locks AS l (tenant_id, collection) VALUES ($1, 'pending invitations') ON CONFLICT

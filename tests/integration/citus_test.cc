@@ -523,7 +523,6 @@ const std::map<std::string, std::string> kNotYetOneRouterTask = {
     {"webhook redeliver", "INSERT CTE (delivery), audit_query"},
     {"order status change", "INSERT CTEs (audit, counters, events, deliveries)"},
     {"invitation create", "INSERT CTE (audit)"},
-    {"invitation revoke", "INSERT CTE (audit)"},
     {"member role change", "event_query() and audit_query(): INSERT ... SELECT statements"},
     {"member removal",
      "event_query() and audit_query(), and the user's other memberships read on every shard "

@@ -213,60 +213,23 @@ JOIN (announcements a JOIN users u ON u.id = a.created_by) ON a.tenant_id = $1 A
 $2 OFFSET $3)) ORDER BY a.created_at DESC, a.id DESC;
 
 -- announcements_archive (handlers/announcements/announcement_write.cc)
-WITH previous AS (SELECT id AS archived_id, status AS status_before,   push_status AS
-push_status_before FROM announcements   WHERE tenant_id = $1 AND id = $2 FOR UPDATE), archived AS
-(UPDATE announcements SET status = 'archived',   push_status = CASE WHEN push_status = 'pending'
-THEN 'skipped' ELSE push_status END,   updated_at = ca_pick(status = 'archived', updated_at, now())
-FROM previous o WHERE tenant_id = $1 AND id = o.archived_id RETURNING id, status, push_status,
-o.status_before, o.push_status_before), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->>
-'request_id' FROM (SELECT 'announcement.archived', 'announcement', a.id,
-ca_changed(  jsonb_build_object('status', a.status_before, 'push_status',
-a.push_status_before),   jsonb_build_object('status', a.status, 'push_status',
-a.push_status),   '{status,push_status}') FROM archived a) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), list_version AS (INSERT
-INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM archived a ON CONFLICT
-(tenant_id) DO UPDATE SET version = v.version + 1) SELECT id FROM archived a;
+SELECT archived FROM ca_announcement_archive(tenant_id => $1, announcement_id => $2::bigint, who =>
+$3::jsonb);
 
 -- announcements_create (handlers/announcements/announcement_write.cc)
-WITH created AS (INSERT INTO announcements (tenant_id, title, summary, content, type,
-priority,   status, is_push_enabled, is_public, scheduled_at, expires_at, topic,
-push_title,   push_body, push_data, target_type, target_value, push_status,
-attachment_type,   attachment_url, attachment_metadata, created_by, published_at) VALUES ($1, $2,
-$3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11::timestamptz, $12, $13,   $14, $15::jsonb, $16,
-$17, $18, $19, $20, $21::jsonb, $22,   CASE WHEN $7 = 'published' THEN now() END) RETURNING *),
-list_version AS (INSERT INTO announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1
-FROM created a ON CONFLICT (tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT
-ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title => a.title,
-summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
-a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
-a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
-=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
-a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
-attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
-a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
-created_at => a.created_at, updated_at => a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM
-created a JOIN users u ON u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id,
-action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $23::jsonb ->>
-'request_id' FROM (SELECT 'announcement.created', 'announcement', r.id, NULL FROM rendered r) AS x
-(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($23::jsonb ->> 'user_id')::bigint   AND ($23::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($23::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload,
-actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id,
-'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT
-r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r WHERE r.status = 'published')
-AS ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT r.json FROM rendered r;
+SELECT json FROM ca_announcement_create(tenant_id => $1, announcement_id => $2, event_id => $3,
+title => $4::text, summary => $5::text, content => $6::text, type => $7::text, priority =>
+$8::smallint, status => $9::text, is_push_enabled => $10::boolean, is_public => $11::boolean,
+scheduled_at => $12::timestamptz, expires_at => $13::timestamptz, topic => $14::text, push_title =>
+$15::text, push_body => $16::text, push_data => $17::jsonb, target_type => $18::text, target_value
+=> $19::text, push_status => $20::text, attachment_type => $21::text, attachment_url => $22::text,
+attachment_metadata => $23::jsonb, created_by => $24, who => $25::jsonb);
+
+-- announcements_create_ids (handlers/announcements/announcement_write.cc)
+SELECT nextval('announcements_id_seq') AS announcement_id, nextval('events_id_seq') AS event_id;
+
+-- announcements_event_id (handlers/announcements/announcement_write.cc)
+SELECT nextval('events_id_seq') AS event_id;
 
 -- announcements_load_for_update (handlers/announcements/announcement_write.cc)
 SELECT a.title, a.summary, a.content, a.type, a.priority, a.status, a.is_push_enabled, a.is_public,
@@ -280,72 +243,21 @@ SELECT NOT EXISTS (SELECT 1 FROM unnest(string_to_array($2, ',')::bigint[]) AS t
 EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = $1 AND m.user_id = t.id)) AS all_members;
 
 -- announcements_update (handlers/announcements/announcement_write.cc)
-WITH previous AS (SELECT a.id AS id_before, ca_announcement_json(all_fields => true, id => a.id,
-tenant_id => a.tenant_id, title => a.title, summary => a.summary, content => a.content, type =>
-a.type, priority => a.priority, status => a.status, is_push_enabled => a.is_push_enabled, is_public
-=> a.is_public, scheduled_at => a.scheduled_at, expires_at => a.expires_at, topic => a.topic,
-push_title => a.push_title, push_body => a.push_body, push_data => a.push_data, target_type =>
-a.target_type, target_value => a.target_value, push_status => a.push_status, push_error =>
-a.push_error, sent_at => a.sent_at, attachment_type => a.attachment_type, attachment_url =>
-a.attachment_url, attachment_metadata => a.attachment_metadata, created_by => a.created_by,
-creator_name => u.name, creator_email => u.email, created_at => a.created_at, updated_at =>
-a.updated_at) AS json FROM announcements a   JOIN users u ON u.id = a.created_by WHERE a.tenant_id =
-$1 AND a.id = $2   FOR UPDATE OF a), updated AS (UPDATE announcements SET title = $3, summary = $4,
-content = $5, type = $6,   priority = $7, status = $8, is_push_enabled = $9, is_public =
-$10,   scheduled_at = $11::timestamptz, expires_at = $12::timestamptz, topic = $13,   push_title =
-$14, push_body = $15, push_data = $16::jsonb, target_type = $17,   target_value = $18, push_status =
-$19, attachment_type = $20, attachment_url = $21,   attachment_metadata = $22::jsonb,   published_at
-= ca_pick($8 = 'published' AND status <> 'published',
-now(),                          published_at),   updated_at = now() FROM previous o WHERE tenant_id
-= $1 AND id = o.id_before RETURNING announcements.*), list_version AS (INSERT INTO
-announcement_list_versions AS v (tenant_id, version)   SELECT $1, 1 FROM updated a ON CONFLICT
-(tenant_id) DO UPDATE SET version = v.version + 1), rendered AS (SELECT
-ca_announcement_json(all_fields => true, id => a.id, tenant_id => a.tenant_id, title => a.title,
-summary => a.summary, content => a.content, type => a.type, priority => a.priority, status =>
-a.status, is_push_enabled => a.is_push_enabled, is_public => a.is_public, scheduled_at =>
-a.scheduled_at, expires_at => a.expires_at, topic => a.topic, push_title => a.push_title, push_body
-=> a.push_body, push_data => a.push_data, target_type => a.target_type, target_value =>
-a.target_value, push_status => a.push_status, push_error => a.push_error, sent_at => a.sent_at,
-attachment_type => a.attachment_type, attachment_url => a.attachment_url, attachment_metadata =>
-a.attachment_metadata, created_by => a.created_by, creator_name => u.name, creator_email => u.email,
-created_at => a.created_at, updated_at => a.updated_at) AS json, a.id, a.tenant_id, a.status   FROM
-updated a JOIN users u ON u.id = a.created_by), audit_entries AS (INSERT INTO audit_log (tenant_id,
-action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $24::jsonb ->>
-'request_id' FROM (SELECT 'announcement.updated', 'announcement', r.id,   ca_changed(o.json::jsonb,
-r.json::jsonb,
-'{title,summary,content,type,priority,status,is_push_enabled,is_public,scheduled_at,expires_at,topic,push_title,push_body,push_data,target_type,target_value,push_status,attachment_type,attachment_url,attachment_metadata}')
-FROM rendered r, previous o) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL
-(SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($24::jsonb ->>
-'user_id')::bigint   AND ($24::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($24::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
-events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT r.tenant_id, 'announcement.published', r.json::jsonb FROM rendered r
-WHERE $23::boolean AND r.status = 'published') AS ev (tenant_id, type, payload) RETURNING tenant_id,
-id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id,
-event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks w ON
-w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT r.json FROM rendered r;
+SELECT json FROM ca_announcement_update(tenant_id => $1, announcement_id => $2::bigint, event_id =>
+$3, title => $4::text, summary => $5::text, content => $6::text, type => $7::text, priority =>
+$8::smallint, status => $9::text, is_push_enabled => $10::boolean, is_public => $11::boolean,
+scheduled_at => $12::timestamptz, expires_at => $13::timestamptz, topic => $14::text, push_title =>
+$15::text, push_body => $16::text, push_data => $17::jsonb, target_type => $18::text, target_value
+=> $19::text, push_status => $20::text, attachment_type => $21::text, attachment_url => $22::text,
+attachment_metadata => $23::jsonb, was_unpublished => $24::boolean, who => $25::jsonb);
 
 -- announcements_dismiss (handlers/announcements/read_state.cc)
-WITH read_record AS (INSERT INTO announcement_reads AS r   (tenant_id, announcement_id, user_id,
-dismissed, dismissed_at) SELECT a.tenant_id, a.id, $3, true, now() FROM announcements a WHERE
-a.tenant_id = $1 AND a.id = $2 ON CONFLICT (tenant_id, announcement_id, user_id) DO UPDATE SET
-dismissed = true, dismissed_at = COALESCE(r.dismissed_at, EXCLUDED.dismissed_at),   updated_at =
-EXCLUDED.updated_at RETURNING r.dismissed_at = r.updated_at AS moved), read_version AS (INSERT INTO
-announcement_read_versions AS v (tenant_id, user_id, version)   SELECT $1, $3, 1 FROM read_record r
-WHERE r.moved   ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = v.version + 1) SELECT 1
-FROM read_record r;
+SELECT announcement_found FROM ca_announcement_read(tenant_id => $1, announcement_id => $2::bigint,
+user_id => $3, dismiss => true);
 
 -- announcements_mark_read (handlers/announcements/read_state.cc)
-WITH read_record AS (INSERT INTO announcement_reads AS r (tenant_id, announcement_id, user_id)
-SELECT a.tenant_id, a.id, $3 FROM announcements a WHERE a.tenant_id = $1 AND a.id = $2 ON CONFLICT
-(tenant_id, announcement_id, user_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING
-r.created_at = r.updated_at AS moved), read_version AS (INSERT INTO announcement_read_versions AS v
-(tenant_id, user_id, version)   SELECT $1, $3, 1 FROM read_record r WHERE r.moved   ON CONFLICT
-(tenant_id, user_id) DO UPDATE SET version = v.version + 1) SELECT 1 FROM read_record r;
+SELECT announcement_found FROM ca_announcement_read(tenant_id => $1, announcement_id => $2::bigint,
+user_id => $3, dismiss => false);
 
 -- login_find_user (handlers/auth/login.cc)
 SELECT (SELECT greatest(1, ceil(extract(epoch
@@ -425,27 +337,11 @@ UPDATE sessions SET revoked_at = now() WHERE revoked_at IS NULL   AND user_id = 
 users WHERE lower(email) = lower($1));
 
 -- categories_create (handlers/categories/categories.cc)
-WITH created AS (INSERT INTO categories (tenant_id, name, description)   VALUES ($1, $2, $3)
-RETURNING *), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $4::jsonb ->> 'request_id' FROM (SELECT
-'category.created', 'category', c.id, NULL FROM created c) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($4::jsonb
-->> 'user_id')::bigint   AND ($4::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($4::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
-INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT c.tenant_id, 'category.created', ca_category_json(id =>
-c.id,   tenant_id => c.tenant_id, name => c.name, description => c.description,   is_published =>
-c.is_published, created_at => c.created_at,   updated_at => c.updated_at)::jsonb FROM created c) AS
-ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT ca_category_json(id => c.id, tenant_id => c.tenant_id, name => c.name, description =>
-c.description, is_published => c.is_published, created_at => c.created_at, updated_at =>
-c.updated_at) AS json FROM created c;
+SELECT json FROM ca_category_create(tenant_id => $1, category_id => $2, event_id => $3, name =>
+$4::text, description => $5::text, who => $6::jsonb);
+
+-- categories_create_ids (handlers/categories/categories.cc)
+SELECT nextval('categories_id_seq') AS category_id, nextval('events_id_seq') AS event_id;
 
 -- categories_delete (handlers/categories/categories.cc)
 WITH moved AS (  UPDATE products p SET category_id = NULL, updated_at =
@@ -485,37 +381,12 @@ SELECT 1 FROM products WHERE tenant_id = $1 AND category_id = $2 AND deleted_at 
 FOR NO KEY UPDATE;
 
 -- categories_toggle (handlers/categories/categories.cc)
-WITH toggled AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at =
-now()   WHERE c.tenant_id = $1 AND c.id = $2 RETURNING *), audit_entries AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$3::jsonb ->> 'request_id' FROM (SELECT 'category.toggled', 'category', c.id,
-'{is_published}'::text[] FROM toggled c) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(id =>
-c.id, tenant_id => c.tenant_id, name => c.name, description => c.description, is_published =>
-c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json, c.is_published FROM
-toggled c;
+SELECT json, is_published FROM ca_category_toggle(tenant_id => $1, category_id => $2::bigint, who =>
+$3::jsonb);
 
 -- categories_update (handlers/categories/categories.cc)
-WITH previous AS (SELECT id, name, description FROM categories   WHERE tenant_id = $1 AND id = $2
-FOR UPDATE), updated AS (UPDATE categories c SET name = COALESCE($3, c.name),   description = CASE
-WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now()   FROM previous o WHERE
-c.tenant_id = $1 AND c.id = o.id   RETURNING c.*, o.name AS name_before, o.description AS
-description_before), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type,
-actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type,
-a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $6::jsonb ->> 'request_id' FROM
-(SELECT 'category.updated', 'category', c.id, ca_changed(  jsonb_build_object('name', c.name_before,
-'description', c.description_before),   jsonb_build_object('name', c.name, 'description',
-c.description),   '{name,description}') FROM updated c) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb
-->> 'user_id')::bigint   AND ($6::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT ca_category_json(id
-=> c.id, tenant_id => c.tenant_id, name => c.name, description => c.description, is_published =>
-c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json FROM updated c;
+SELECT json FROM ca_category_update(tenant_id => $1, category_id => $2::bigint, name => $3::text,
+description_sent => $4::boolean, description => $5::text, who => $6::jsonb);
 
 -- cli_current_user (handlers/cli/main.cc)
 SELECT current_user AS name;
@@ -1088,77 +959,25 @@ NULL;
 SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found;
 
 -- products_create (handlers/products/product_write.cc)
-WITH category AS (SELECT $6::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id =
-$1 AND id = $6::bigint) AS ok), created AS (INSERT INTO products (tenant_id, name, description,
-price, stock, category_id,   published) SELECT $1, $2::text, $3::text, $4::numeric,
-COALESCE($5::integer, 0),   $6::bigint, COALESCE($7::boolean, true) FROM category c WHERE
-c.ok   RETURNING id, tenant_id, api_json), counted AS (INSERT INTO product_counts AS k (tenant_id,
-live) SELECT $1, 1 FROM created p   ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1),
-audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT
-'product.created', 'product', p.id, NULL FROM created p) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($8::jsonb
-->> 'user_id')::bigint   AND ($8::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($8::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
-INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM created p) AS
-ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT p.api_json AS json, c.ok AS category_ok FROM category c LEFT JOIN created p ON true;
+SELECT json, category_ok FROM ca_product_create(tenant_id => $1, product_id => $2, event_id => $3,
+name => $4::text, description => $5::text, price => $6::numeric, stock => $7::integer, category_id
+=> $8::bigint, published => $9::boolean, who => $10::jsonb);
+
+-- products_create_ids (handlers/products/product_write.cc)
+SELECT nextval('products_id_seq') AS product_id, nextval('events_id_seq') AS event_id;
 
 -- products_delete (handlers/products/product_write.cc)
-WITH deleted AS (UPDATE products p SET deleted_at = now(), updated_at = now()   WHERE p.tenant_id =
-$1 AND p.id = $2 AND p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json), counted AS
-(UPDATE product_counts SET live = live - 1   WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM deleted
-p)), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
-'product.deleted', 'product', p.id, NULL FROM deleted p) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT
-INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM deleted p) AS
-ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN deleted p ON true;
+SELECT json FROM ca_product_delete(tenant_id => $1, product_id => $2::bigint, event_id => $3, who =>
+$4::jsonb);
+
+-- products_event_id (handlers/products/product_write.cc)
+SELECT nextval('events_id_seq') AS event_id;
 
 -- products_update (handlers/products/product_write.cc)
-WITH category AS (SELECT $9::bigint IS NULL OR EXISTS (  SELECT 1 FROM categories WHERE tenant_id =
-$1 AND id = $9::bigint) AS ok), previous AS (SELECT id, api_json FROM products   WHERE tenant_id =
-$1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), updated AS (UPDATE products p SET name =
-COALESCE($3, p.name),   description = CASE WHEN $4::boolean THEN $5 ELSE p.description END,   price
-= COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock),   category_id = CASE WHEN
-$8::boolean THEN $9::bigint ELSE p.category_id END,   published = COALESCE($10::boolean,
-p.published), updated_at = now()   FROM category c, previous o WHERE c.ok AND p.tenant_id = $1 AND
-p.id = o.id AND p.deleted_at IS NULL   RETURNING p.id, p.tenant_id, p.api_json, o.api_json AS
-before), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $11::jsonb ->> 'request_id' FROM (SELECT
-'product.updated', 'product', p.id, ca_changed(p.before::jsonb,
-p.api_json::jsonb,   '{name,description,price,stock,category_id,published}') FROM updated p) AS x
-(action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($11::jsonb ->> 'user_id')::bigint   AND ($11::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($11::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name), new_events AS (INSERT INTO events (tenant_id, type, payload,
-actor) SELECT ev.*, (SELECT jsonb_build_object('type', a.actor_type, 'id', a.actor_id,
-'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT
-p.tenant_id, 'product.updated', p.api_json::jsonb FROM updated p) AS ev (tenant_id, type, payload)
-RETURNING tenant_id, id, type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id,
-webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e
-JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @>
-jsonb_build_array(e.type) OR w.events @> '["*"]')) SELECT p.api_json AS json, c.ok AS category_ok
-FROM category c LEFT JOIN updated p ON true;
+SELECT json, category_ok FROM ca_product_update(tenant_id => $1, product_id => $2::bigint, event_id
+=> $3, name => $4::text, description_sent => $5::boolean, description => $6::text, price =>
+$7::numeric, stock => $8::integer, category_sent => $9::boolean, category_id => $10::bigint,
+published => $11::boolean, who => $12::jsonb);
 
 -- invitations_accept (handlers/team_members/invitations.cc)
 WITH accepted AS (UPDATE invitations i SET status = 'accepted', accepted_at = now()            WHERE
@@ -1255,23 +1074,8 @@ SELECT count(*) AS pending FROM invitations WHERE tenant_id = $1 AND status = 'p
 expires_at > now()   AND lower(email) <> lower($2);
 
 -- invitations_revoke (handlers/team_members/invitations.cc)
-WITH revoked AS (UPDATE invitations i SET status = 'revoked', revoked_at = now()            WHERE
-i.tenant_id = $1 AND i.id = $2 AND i.status = 'pending'            RETURNING i.id, i.status AS
-status, ca_invitation_json(id => i.id, email => i.email, role => i.role, status => i.status,
-expires_at => i.expires_at, created_at => i.created_at) AS json), audit_entries AS (INSERT INTO
-audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
-request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT 'invitation.revoked',
-'invitation', r.id, NULL FROM revoked r) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT true AS revoked,
-r.status, r.json FROM revoked r UNION ALL SELECT false, CASE WHEN i.status = 'pending' AND
-i.expires_at <= now() THEN 'expired' ELSE i.status END, ca_invitation_json(id => i.id, email =>
-i.email, role => i.role, status => CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN
-'expired' ELSE i.status END, expires_at => i.expires_at, created_at => i.created_at) FROM
-invitations i WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM revoked r);
+SELECT revoked, status, json FROM ca_invitation_revoke(tenant_id => $1, invitation_id => $2::bigint,
+who => $3::jsonb);
 
 -- invitations_take_turn (handlers/team_members/invitations.cc)
 INSERT INTO cap_locks AS l (tenant_id, collection) VALUES ($1, 'pending invitations') ON CONFLICT
@@ -1343,17 +1147,8 @@ NULL          ORDER BY id LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json
 JOIN page ON true ORDER BY page.id;
 
 -- api_keys_revoke (handlers/tenants/api_keys.cc)
-WITH revoked AS (UPDATE api_keys SET revoked_at = now()            WHERE tenant_id = $1 AND id = $2
-AND revoked_at IS NULL RETURNING id), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->>
-'request_id' FROM (SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM revoked r) AS x (action,
-target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u
-WHERE u.id = ($3::jsonb ->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION
-ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name)
-SELECT count(*) > 0 AS found, (SELECT count(*) FROM revoked r) AS revoked FROM api_keys WHERE
-tenant_id = $1 AND id = $2;
+SELECT key_found AS found FROM ca_api_key_revoke(tenant_id => $1, api_key_id => $2::bigint, who =>
+$3::jsonb);
 
 -- api_keys_under_cap (handlers/tenants/api_keys.cc)
 SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refused FROM api_keys
@@ -1532,20 +1327,7 @@ k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key
 (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT h.json FROM created h;
 
 -- webhooks_delete (handlers/webhooks/subscriptions.cc)
-WITH deleted AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at =
-now()            WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL            RETURNING
-tenant_id, id), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT
-'webhook.deleted', 'webhook', w.id, NULL FROM deleted w) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb
-->> 'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name), ended AS (UPDATE
-webhook_deliveries d SET status = 'failed', error = 'webhook deleted'       FROM deleted w WHERE
-d.tenant_id = $1 AND d.webhook_id = w.id        AND d.status = 'pending' AND (d.lease_until IS NULL
-OR d.lease_until < now())       RETURNING d.id) SELECT (SELECT count(*) FROM ended d) AS ended FROM
-deleted w;
+SELECT deleted FROM ca_webhook_delete(tenant_id => $1, webhook_id => $2::bigint, who => $3::jsonb);
 
 -- webhooks_get (handlers/webhooks/subscriptions.cc)
 SELECT ca_webhook_json(id => id, url => url, events => events, description => description, is_active
@@ -1570,17 +1352,8 @@ UPDATE webhook_deliveries SET url = $3 WHERE tenant_id = $1 AND webhook_id = $2 
 webhooks w WHERE w.tenant_id = $1 AND w.id = $2               AND w.deleted_at IS NULL);
 
 -- webhooks_rotate_secret (handlers/webhooks/subscriptions.cc)
-WITH rotated AS (UPDATE webhooks SET previous_secret = secret,   previous_secret_until = now() +
-make_interval(hours => $4), secret = $3,   updated_at = now()   WHERE tenant_id = $1 AND id = $2 AND
-deleted_at IS NULL RETURNING id), audit_entries AS (INSERT INTO audit_log (tenant_id, action,
-actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id) SELECT $1,
-x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->>
-'request_id' FROM (SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM rotated
-r) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id,
-u.name FROM users u WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($5::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT id FROM rotated r;
+SELECT rotated FROM ca_webhook_rotate_secret(tenant_id => $1, webhook_id => $2::bigint, secret =>
+$3::text, previous_hours => $4::integer, who => $5::jsonb);
 
 -- webhooks_send_test (handlers/webhooks/subscriptions.cc)
 WITH audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,

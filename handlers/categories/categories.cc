@@ -31,47 +31,33 @@ const Statement kList{
     "  SELECT id FROM categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3)) "
     "ORDER BY c.id DESC"};
 
-// The insert, its audit entry (audit.h) and its category.created event: one
-// statement (events.h). $4 the caller (audit_who()).
-const Statement kCreate{
-    "categories_create",
-    "WITH created AS (INSERT INTO categories (tenant_id, name, description) "
-    "  VALUES ($1, $2, $3) RETURNING *), "
-    CA_AUDIT_CTE("$1", "$4", "SELECT 'category.created', 'category', c.id, NULL FROM created c") ", "
-    CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT c.tenant_id, 'category.created', ca_category_json(id => c.id, "
-        "  tenant_id => c.tenant_id, name => c.name, description => c.description, "
-        "  is_published => c.is_published, created_at => c.created_at, "
-        "  updated_at => c.updated_at)::jsonb FROM created c") " "
-    "SELECT " CA_CATEGORY_JSON " FROM created c"};
+// The writes but the delete: one call each of a function of sql/061 (the
+// write and its audit entry, event and deliveries: ca_write_recorded()),
+// which Citus runs whole on the tenant's worker
+// (docs/decisions/0138-writes-are-delegated-calls.md). A create's ids come
+// from the coordinator's sequences in the first send, with the session check
+// (send_check(), send_call()); an update or toggle writes no id of the
+// coordinator's, so its call goes with the check (send_once()). `json` NULL:
+// no such category. The caller is audit_who().
+const Statement kCreateIds{"categories_create_ids",
+                           "SELECT nextval('categories_id_seq') AS category_id, "
+                           "nextval('events_id_seq') AS event_id"};
+const Statement kCreate{"categories_create",
+                        "SELECT json FROM ca_category_create(tenant_id => $1, category_id => $2, "
+                        "event_id => $3, name => $4::text, description => $5::text, "
+                        "who => $6::jsonb)"};
 
-// Atomic: concurrent toggles each flip the stored value once. $3 the caller
-// (audit_who()).
-const Statement kToggle{
-    "categories_toggle",
-    "WITH toggled AS (UPDATE categories c SET is_published = NOT c.is_published, updated_at = now() "
-    "  WHERE c.tenant_id = $1 AND c.id = $2 RETURNING *), "
-    CA_AUDIT_CTE("$1", "$3",
-        "SELECT 'category.toggled', 'category', c.id, '{is_published}'::text[] FROM toggled c") " "
-    "SELECT " CA_CATEGORY_JSON ", c.is_published FROM toggled c"};
+// Atomic: concurrent toggles each flip the stored value once.
+const Statement kToggle{"categories_toggle",
+                        "SELECT json, is_published FROM ca_category_toggle(tenant_id => $1, "
+                        "category_id => $2::bigint, who => $3::jsonb)"};
 
-// $3 name or NULL (keep); $4 true when description was sent, $5 its value;
-// $6 the caller (audit_who()). `previous`, the row before, locked first (the
-// update joins it): the audit entry's `changed` compares the two.
+// $3 name or NULL (keep); $4 true when description was sent, $5 its value.
 const Statement kUpdate{
     "categories_update",
-    "WITH previous AS (SELECT id, name, description FROM categories "
-    "  WHERE tenant_id = $1 AND id = $2 FOR UPDATE), "
-    "updated AS (UPDATE categories c SET name = COALESCE($3, c.name), "
-    "  description = CASE WHEN $4::boolean THEN $5 ELSE c.description END, updated_at = now() "
-    "  FROM previous o WHERE c.tenant_id = $1 AND c.id = o.id "
-    "  RETURNING c.*, o.name AS name_before, o.description AS description_before), "
-    CA_AUDIT_CTE("$1", "$6",
-        "SELECT 'category.updated', 'category', c.id, ca_changed("
-        "  jsonb_build_object('name', c.name_before, 'description', c.description_before), "
-        "  jsonb_build_object('name', c.name, 'description', c.description), "
-        "  '{name,description}') FROM updated c") " "
-    "SELECT " CA_CATEGORY_JSON " FROM updated c"};
+    "SELECT json FROM ca_category_update(tenant_id => $1, "
+    "category_id => $2::bigint, name => $3::text, description_sent => $4::boolean, "
+    "description => $5::text, who => $6::jsonb)"};
 
 // Deleting a category detaches its products (docs/design/api-conventions.md), and a detached
 // product has changed: its category_id becomes null, its updated_at moves
@@ -138,11 +124,15 @@ Result<Response> categories_create(Ctx& ctx) {
   if (!body.ok() || !errs.empty())
     return refuse_before_write(ctx, Access::tenant_header(), body, errs);
   // A taken name: 422 (common/error.cc).
-  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{
-               {&kCreate, {who.tenant_id, name.value, opt(description), audit_who(ctx, who)}}};
+  CA_TRY(ids, send_check(ctx, Access::tenant_header(), [](const Principal&) {
+           return Queries{{&kCreateIds, {}}};
          }));
-  return Response::success(201, "Category created", json_rendered(w.results[0].rows(), 0));
+  const Rows& id_rows = ids.results[0].rows();
+  CA_TRY(w, send_call(ctx, {{&kCreate,
+                             {ids.who.tenant_id, id_rows.int64(0, "category_id"),
+                              id_rows.int64(0, "event_id"), name.value, opt(description),
+                              audit_who(ctx, ids.who)}}}));
+  return Response::success(201, "Category created", json_rendered(w[0].rows(), 0));
 }
 
 Result<Response> categories_toggle(Ctx& ctx) {
@@ -150,7 +140,7 @@ Result<Response> categories_toggle(Ctx& ctx) {
            return Queries{{&kToggle, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
          }));
   const Rows& rows = w.results[0].rows();
-  if (rows.empty()) return not_found();
+  if (rows.is_null(0, "json")) return not_found();
   bool published = rows.boolean(0, "is_published");
   return Response::success(200, published ? "Category published" : "Category hidden",
                            json_rendered(rows, 0));
@@ -177,7 +167,7 @@ Result<Response> categories_update(Ctx& ctx) {
                             opt(description), audit_who(ctx, who)}}};
          }));
   const Rows& rows = w.results[0].rows();
-  if (rows.empty()) return not_found();
+  if (rows.is_null(0, "json")) return not_found();
   return Response::success(200, "Category updated", json_rendered(rows, 0));
 }
 

@@ -1,11 +1,12 @@
 // POST /products, POST /products/{id} (partial update), DELETE /products/{id}.
-// Each write and its outbox event: one statement, one round trip (common/request_tx.h).
+// Each write, its audit entry and its outbox event: one call of a function
+// (sql/061) after the session check with the ids (two round trips,
+// common/request_tx.h).
 #include <cstdio>
 
 #include "audit.h"
 #include "auth.h"
 #include "error.h"
-#include "events.h"
 #include "json_rendered.h"
 #include "product_json.h"
 #include "products.h"
@@ -23,61 +24,41 @@ const Statement kCategoryExists{
     "products_category_exists",
     "SELECT EXISTS (SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2) AS found"};
 
-// Each write below is one statement (common/request_tx.h): the category check,
-// the write, the tenant's live count (`counted`, product_counts: sql/006, sql/032)
-// and its event (events.h). An update never changes deleted_at. `category_ok` false: nothing
-// written; `json` NULL with category_ok: no such product.
+// Each write is one call of a function of sql/061 (the category check, the
+// write, the tenant's live count and its audit entry, event and deliveries:
+// ca_write_recorded()), which Citus runs whole on the tenant's worker
+// (docs/decisions/0138-writes-are-delegated-calls.md); the ids it writes come
+// from the coordinator's sequences in the first send, with the session
+// check (send_check(), send_call(): common/request_tx.h). An update never
+// changes deleted_at. `category_ok` false: nothing written; `json` NULL with
+// category_ok: no such product.
 
+const Statement kCreateIds{"products_create_ids",
+                           "SELECT nextval('products_id_seq') AS product_id, "
+                           "nextval('events_id_seq') AS event_id"};
+const Statement kEventId{"products_event_id", "SELECT nextval('events_id_seq') AS event_id"};
+
+// $1 tenant, $2 product id, $3 event id, $4.. the fields, $10 audit_who().
 const Statement kCreate{
     "products_create",
-    "WITH category AS (SELECT $6::bigint IS NULL OR EXISTS ("
-    "  SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $6::bigint) AS ok), "
-    "created AS (INSERT INTO products (tenant_id, name, description, price, stock, category_id, "
-    "  published) SELECT $1, $2::text, $3::text, $4::numeric, COALESCE($5::integer, 0), "
-    "  $6::bigint, COALESCE($7::boolean, true) FROM category c WHERE c.ok "
-    "  RETURNING id, tenant_id, api_json), "
-    "counted AS (INSERT INTO product_counts AS k (tenant_id, live) SELECT $1, 1 FROM created p "
-    "  ON CONFLICT (tenant_id) DO UPDATE SET live = k.live + 1), "
-    CA_AUDIT_CTE("$1", "$8", "SELECT 'product.created', 'product', p.id, NULL FROM created p") ", "
-    CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT p.tenant_id, 'product.created', p.api_json::jsonb FROM created p") " "
-    "SELECT p.api_json AS json, c.ok AS category_ok FROM category c LEFT JOIN created p ON true"};
+    "SELECT json, category_ok FROM ca_product_create(tenant_id => $1, product_id => $2, "
+    "event_id => $3, name => $4::text, description => $5::text, price => $6::numeric, "
+    "stock => $7::integer, category_id => $8::bigint, published => $9::boolean, who => "
+    "$10::jsonb)"};
 
-// Only sent fields change: $n NULL keeps the column for required fields; for
-// nullable ones a "sent" flag tells "clear" from "keep". `previous` is the row
-// before, locked first (the update joins it, so it cannot run before it):
-// the audit entry's `changed` compares the two.
+// Only sent fields change: NULL keeps a required field; for nullable ones a
+// "sent" flag tells "clear" from "keep". $1 tenant, $2 product, $3 event id,
+// the fields as named, $12 audit_who().
 const Statement kUpdate{
     "products_update",
-    "WITH category AS (SELECT $9::bigint IS NULL OR EXISTS ("
-    "  SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $9::bigint) AS ok), "
-    "previous AS (SELECT id, api_json FROM products "
-    "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), "
-    "updated AS (UPDATE products p SET name = COALESCE($3, p.name), "
-    "  description = CASE WHEN $4::boolean THEN $5 ELSE p.description END, "
-    "  price = COALESCE($6::numeric, p.price), stock = COALESCE($7::integer, p.stock), "
-    "  category_id = CASE WHEN $8::boolean THEN $9::bigint ELSE p.category_id END, "
-    "  published = COALESCE($10::boolean, p.published), updated_at = now() "
-    "  FROM category c, previous o WHERE c.ok AND p.tenant_id = $1 AND p.id = o.id AND p.deleted_at IS NULL "
-    "  RETURNING p.id, p.tenant_id, p.api_json, o.api_json AS before), "
-    CA_AUDIT_CTE("$1", "$11",
-        "SELECT 'product.updated', 'product', p.id, ca_changed(p.before::jsonb, p.api_json::jsonb, "
-        "  '{name,description,price,stock,category_id,published}') FROM updated p") ", "
-    CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT p.tenant_id, 'product.updated', p.api_json::jsonb FROM updated p") " "
-    "SELECT p.api_json AS json, c.ok AS category_ok FROM category c LEFT JOIN updated p ON true"};
+    "SELECT json, category_ok FROM ca_product_update(tenant_id => $1, product_id => $2::bigint, "
+    "event_id => $3, name => $4::text, description_sent => $5::boolean, description => $6::text, "
+    "price => $7::numeric, stock => $8::integer, category_sent => $9::boolean, "
+    "category_id => $10::bigint, published => $11::boolean, who => $12::jsonb)"};
 
-const Statement kDelete{
-    "products_delete",
-    "WITH deleted AS (UPDATE products p SET deleted_at = now(), updated_at = now() "
-    "  WHERE p.tenant_id = $1 AND p.id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.id, p.tenant_id, p.api_json), "
-    "counted AS (UPDATE product_counts SET live = live - 1 "
-    "  WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM deleted p)), "
-    CA_AUDIT_CTE("$1", "$3", "SELECT 'product.deleted', 'product', p.id, NULL FROM deleted p") ", "
-    CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT p.tenant_id, 'product.deleted', p.api_json::jsonb FROM deleted p") " "
-    "SELECT p.api_json AS json FROM (SELECT 1) one LEFT JOIN deleted p ON true"};
+const Statement kDelete{"products_delete",
+                        "SELECT json FROM ca_product_delete(tenant_id => $1, product_id => $2::bigint, "
+                        "event_id => $3, who => $4::jsonb)"};
 
 struct ProductInput {
   Field<std::string> name;
@@ -148,13 +129,16 @@ Result<Response> products_create(Ctx& ctx) {
   ProductInput p;
   if (body.ok()) p = read_product(body->get(), errs, /*creating=*/true);
   if (!body.ok() || !errs.empty()) return refuse(ctx, body, p, errs);
-  CA_TRY(
-      w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-        return Queries{{&kCreate,
-                        {who.tenant_id, p.name.value, opt(p.description), p.price.value,
-                         opt(p.stock), opt(p.category_id), opt(p.published), audit_who(ctx, who)}}};
-      }));
-  CA_TRY(product, written_product(w.results[0].rows()));
+  CA_TRY(ids, send_check(ctx, Access::tenant_header(), [](const Principal&) {
+           return Queries{{&kCreateIds, {}}};
+         }));
+  const Rows& id_rows = ids.results[0].rows();
+  CA_TRY(w, send_call(ctx, {{&kCreate,
+                             {ids.who.tenant_id, id_rows.int64(0, "product_id"),
+                              id_rows.int64(0, "event_id"), p.name.value, opt(p.description),
+                              p.price.value, opt(p.stock), opt(p.category_id), opt(p.published),
+                              audit_who(ctx, ids.who)}}}));
+  CA_TRY(product, written_product(w[0].rows()));
   return Response::json(201, product);
 }
 
@@ -164,21 +148,28 @@ Result<Response> products_update(Ctx& ctx) {
   ProductInput p;
   if (body.ok()) p = read_product(body->get(), errs, /*creating=*/false);
   if (!body.ok() || !errs.empty()) return refuse(ctx, body, p, errs);
-  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kUpdate,
-                           {who.tenant_id, ctx.req.params[0], opt(p.name), p.description.present,
-                            opt(p.description), opt(p.price), opt(p.stock), p.category_id.present,
-                            opt(p.category_id), opt(p.published), audit_who(ctx, who)}}};
+  CA_TRY(ids, send_check(ctx, Access::tenant_header(), [](const Principal&) {
+           return Queries{{&kEventId, {}}};
          }));
-  CA_TRY(product, written_product(w.results[0].rows()));
+  CA_TRY(w, send_call(ctx, {{&kUpdate,
+                             {ids.who.tenant_id, ctx.req.params[0],
+                              ids.results[0].rows().int64(0, "event_id"), opt(p.name),
+                              p.description.present, opt(p.description), opt(p.price), opt(p.stock),
+                              p.category_id.present, opt(p.category_id), opt(p.published),
+                              audit_who(ctx, ids.who)}}}));
+  CA_TRY(product, written_product(w[0].rows()));
   return Response::json(200, product);
 }
 
 Result<Response> products_delete(Ctx& ctx) {
-  CA_TRY(w, send_once(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kDelete, {who.tenant_id, ctx.req.params[0], audit_who(ctx, who)}}};
+  CA_TRY(ids, send_check(ctx, Access::tenant_header(), [](const Principal&) {
+           return Queries{{&kEventId, {}}};
          }));
-  if (w.results[0].rows().is_null(0, "json")) return Error::not_found("Product not found");
+  CA_TRY(w,
+         send_call(ctx, {{&kDelete,
+                          {ids.who.tenant_id, ctx.req.params[0],
+                           ids.results[0].rows().int64(0, "event_id"), audit_who(ctx, ids.who)}}}));
+  if (w[0].rows().is_null(0, "json")) return Error::not_found("Product not found");
   Json out = json_object();
   json_add_str(out.get(), "message", "Product deleted");
   return Response::json(200, out);

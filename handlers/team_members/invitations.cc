@@ -116,23 +116,13 @@ const Statement kList{"invitations_list",
 
 // Revokes a pending (or expired) invitation of the tenant; `revoked`:
 // whether this call revoked it. An accepted or revoked one comes back as it
-// is; another tenant's id or an unknown one gives no row. $3 the caller
-// (audit_who()): an entry invitation.revoked when this call revoked it.
-const Statement kRevoke{
-    "invitations_revoke",
-    "WITH revoked AS (UPDATE invitations i SET status = 'revoked', revoked_at = now() "
-    "           WHERE i.tenant_id = $1 AND i.id = $2 AND i.status = 'pending' "
-    "           RETURNING " CA_INVITATION_STORED_JSON "), "
-    CA_AUDIT_CTE("$1", "$3",
-        "SELECT 'invitation.revoked', 'invitation', r.id, NULL FROM revoked r") " "
-    "SELECT true AS revoked, r.status, r.json FROM revoked r "
-    "UNION ALL "
-    "SELECT false, " CA_INVITATION_SHOWN_STATUS
-    ", ca_invitation_json(id => i.id, email => i.email, role => i.role, "
-    "status => " CA_INVITATION_SHOWN_STATUS
-    ", expires_at => i.expires_at, created_at => i.created_at)"
-    " FROM invitations i "
-    "WHERE i.tenant_id = $1 AND i.id = $2 AND NOT EXISTS (SELECT 1 FROM revoked r)"};
+// is; another tenant's id or an unknown one gives `json` NULL. With an entry
+// invitation.revoked when this call revoked it: one call of
+// ca_invitation_revoke() (sql/062), which Citus runs whole on the tenant's
+// worker (docs/decisions/0138-writes-are-delegated-calls.md). $3 audit_who().
+const Statement kRevoke{"invitations_revoke",
+                        "SELECT revoked, status, json FROM ca_invitation_revoke(tenant_id => $1, "
+                        "invitation_id => $2::bigint, who => $3::jsonb)"};
 
 // $1 tenant, $2 invitation, $3 token hash. For the new-account path, before
 // the password is hashed: whether the token is good and its email has no
@@ -283,7 +273,7 @@ Result<Response> invitations_revoke(Ctx& ctx) {
            return Queries{{&kRevoke, {tenant_id, invitation_id, audit_who(ctx, who)}}};
          }));
   Rows& r = w.results[0].rows();
-  if (r.empty()) return Error::not_found("Invitation not found");
+  if (r.is_null(0, "json")) return Error::not_found("Invitation not found");
   // Revoking a revoked invitation again is the same success; an accepted
   // one is a membership now, which removal ends.
   if (!r.boolean(0, "revoked") && r.text(0, "status") == "accepted") {

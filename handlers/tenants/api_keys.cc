@@ -56,17 +56,13 @@ const Statement kList{"api_keys_list",
 // Revokes the key unless it is revoked already (its first revocation's
 // time stays); `found` says whether the tenant has such a key at all. The
 // very next request with it fails its check (common/auth.cc), in every
-// process: nothing caches a key. $3 the caller (audit_who()): the audit
-// entry api_key.revoked, when this call revoked it. The answer reads
-// api_keys (one row, an aggregate): on Citus a statement whose outer
-// query names no table of the tenant is not routed whole to its shard.
-const Statement kRevoke{
-    "api_keys_revoke",
-    "WITH revoked AS (UPDATE api_keys SET revoked_at = now() "
-    "           WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id), "
-    CA_AUDIT_CTE("$1", "$3", "SELECT 'api_key.revoked', 'api_key', r.id, NULL FROM revoked r") " "
-    "SELECT count(*) > 0 AS found, (SELECT count(*) FROM revoked r) AS revoked "
-    "FROM api_keys WHERE tenant_id = $1 AND id = $2"};
+// process: nothing caches a key. The audit entry api_key.revoked, when
+// this call revoked it: one call of ca_api_key_revoke() (sql/062), which
+// Citus runs whole on the tenant's worker
+// (docs/decisions/0138-writes-are-delegated-calls.md). $3 audit_who().
+const Statement kRevoke{"api_keys_revoke",
+                        "SELECT key_found AS found FROM ca_api_key_revoke(tenant_id => $1, "
+                        "api_key_id => $2::bigint, who => $3::jsonb)"};
 
 constexpr size_t kMaxName = 255;
 constexpr int kMaxScopes = 12;

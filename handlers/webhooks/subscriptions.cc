@@ -62,21 +62,15 @@ const Statement kList{"webhooks_list",
                       "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "
                       "ORDER BY page.id"};
 
-// Deactivates the subscription and, in the same statement, ends its pending
-// deliveries that no worker holds. A delivery a worker holds (live lease) is
-// in flight and may finish; the worker fails it instead of retrying it.
-// $3 the caller (audit_who()): the audit entry webhook.deleted.
-const Statement kDelete{
-    "webhooks_delete",
-    "WITH deleted AS (UPDATE webhooks SET is_active = false, deleted_at = now(), updated_at = now() "
-    "           WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL "
-    "           RETURNING tenant_id, id), "
-    CA_AUDIT_CTE("$1", "$3", "SELECT 'webhook.deleted', 'webhook', w.id, NULL FROM deleted w") ", "
-    "ended AS (UPDATE webhook_deliveries d SET status = 'failed', error = 'webhook deleted' "
-    "      FROM deleted w WHERE d.tenant_id = $1 AND d.webhook_id = w.id "
-    "       AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now()) "
-    "      RETURNING d.id) "
-    "SELECT (SELECT count(*) FROM ended d) AS ended FROM deleted w"};
+// Deactivates the subscription and ends its pending deliveries that no
+// worker holds. A delivery a worker holds (live lease) is in flight and may
+// finish; the worker fails it instead of retrying it. With its audit entry
+// webhook.deleted: one call of ca_webhook_delete() (sql/062), which Citus
+// runs whole on the tenant's worker
+// (docs/decisions/0138-writes-are-delegated-calls.md). $3 audit_who().
+const Statement kDelete{"webhooks_delete",
+                        "SELECT deleted FROM ca_webhook_delete(tenant_id => $1, "
+                        "webhook_id => $2::bigint, who => $3::jsonb)"};
 
 // An update: $3 url, $4 events (jsonb text), $7 is_active: NULL leaves the
 // field as it is; $5 whether description was sent, $6 its value. Enabling
@@ -137,15 +131,12 @@ const Statement kGet{"webhooks_get",
 // kPreviousSecretHours (the worker sends both signatures meanwhile); a
 // second rotation within that window drops the oldest one at once. $5 the
 // caller (audit_who()): the audit entry webhook.secret_rotated.
-const Statement kRotate{
-    "webhooks_rotate_secret",
-    "WITH rotated AS (UPDATE webhooks SET previous_secret = secret, "
-    "  previous_secret_until = now() + make_interval(hours => $4), secret = $3, "
-    "  updated_at = now() "
-    "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id), "
-    CA_AUDIT_CTE("$1", "$5",
-        "SELECT 'webhook.secret_rotated', 'webhook', r.id, '{secret}'::text[] FROM rotated r") " "
-    "SELECT id FROM rotated r"};
+// One call of ca_webhook_rotate_secret() (sql/062), which Citus runs whole
+// on the tenant's worker (docs/decisions/0138-writes-are-delegated-calls.md).
+const Statement kRotate{"webhooks_rotate_secret",
+                        "SELECT rotated FROM ca_webhook_rotate_secret(tenant_id => $1, "
+                        "webhook_id => $2::bigint, secret => $3::text, previous_hours => "
+                        "$4::integer, who => $5::jsonb)"};
 constexpr int kPreviousSecretHours = 24;
 
 // A test event first locks the subscription's row and reads whether it is
@@ -327,7 +318,7 @@ Result<Response> webhooks_rotate_secret(Ctx& ctx) {
            return Queries{
                {&kRotate, {tenant_id, id, secret, kPreviousSecretHours, audit_who(ctx, who)}}};
          }));
-  if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");
+  if (!w.results[0].rows().boolean(0, "rotated")) return Error::not_found("Webhook not found");
   // Digits, and base64 after a prefix: nothing needs escaping.
   return Response::text(200, "{\"id\":" + std::to_string(id) + ",\"secret\":\"" + secret + "\"}");
 }
@@ -377,7 +368,7 @@ Result<Response> webhooks_delete(Ctx& ctx) {
   CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
            return Queries{{&kDelete, {tenant_id, id, audit_who(ctx, who)}}};
          }));
-  if (w.results[0].rows().empty()) return Error::not_found("Webhook not found");
+  if (!w.results[0].rows().boolean(0, "deleted")) return Error::not_found("Webhook not found");
   Json out = json_object();
   json_add_str(out.get(), "message", "Webhook deleted");
   return Response::json(200, out);

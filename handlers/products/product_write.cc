@@ -56,9 +56,10 @@ const Statement kUpdate{
     "price => $7::numeric, stock => $8::integer, category_sent => $9::boolean, "
     "category_id => $10::bigint, published => $11::boolean, who => $12::jsonb)"};
 
-const Statement kDelete{"products_delete",
-                        "SELECT json FROM ca_product_delete(tenant_id => $1, product_id => $2::bigint, "
-                        "event_id => $3, who => $4::jsonb)"};
+const Statement kDelete{
+    "products_delete",
+    "SELECT json FROM ca_product_delete(tenant_id => $1, product_id => $2::bigint, "
+    "event_id => $3, who => $4::jsonb)"};
 
 struct ProductInput {
   Field<std::string> name;

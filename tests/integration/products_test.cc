@@ -532,9 +532,8 @@ TEST(Products, ACategoryDeletedDuringTheWriteIsAFieldError) {
     std::string path;
     const char* statement;  // what waits for the deletion
   };
-  for (const Write& w :
-       {Write{"POST", kBase, "%ca_product_create(%"},
-        Write{"POST", item(product), "%ca_product_update(%"}}) {
+  for (const Write& w : {Write{"POST", kBase, "%ca_product_create(%"},
+                         Write{"POST", item(product), "%ca_product_update(%"}}) {
     SCOPED_TRACE(w.path);
     int64_t category = create_category(s, "Doomed");
     std::string before = sql_one(stored);

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -207,6 +208,24 @@ class RemoteCommandLog {
   }
 };
 
+// With a RemoteCommandLog on, each backend takes its settings at its next
+// statement: sends `request` (at most 50 times, 100 ms apart) until the
+// nodes' logs since it satisfy `logged`, then lets them settle. False if
+// they never did.
+bool until_logged(const std::function<void()>& request,
+                  const std::function<bool(const std::string&)>& logged) {
+  for (int i = 0; i < 50; ++i) {
+    LogMark before = log_size();
+    request();
+    if (logged(log_since(before))) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 // `data.id` of a `{success, data}` answer.
 std::string data_id(const HttpResponse& r) {
   const cJSON* id = cJSON_GetObjectItemCaseSensitive(r["data"], "id");
@@ -323,15 +342,10 @@ TEST_F(Citus, TenantRequestsNameOnlyTheTenantsShards) {
   const std::string product_path = "/api/v2/admin/products/" + product_id;
   // The log shows the commands once every backend took the setting: a
   // product read's (a handler has several backends; a few tries each).
-  bool logging = false;
-  for (int i = 0; i < 50 && !logging; ++i) {
-    LogMark before = log_size();
-    ASSERT_EQ(http("GET", product_path, {.token = admin, .tenant = tid}).status, 200);
-    logging = !shards_named(log_since(before)).empty();
-    if (!logging) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(logging) << "no node logs its remote commands";
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(until_logged(
+      [&] { EXPECT_EQ(http("GET", product_path, {.token = admin, .tenant = tid}).status, 200); },
+      [](const std::string& log) { return !shards_named(log).empty(); }))
+      << "no node logs its remote commands";
 
   // Multi-shard on purpose (docs/scaling.md): removing a member reads the
   // user's other memberships, on any shard, for the user's fallback tenant.
@@ -465,18 +479,15 @@ TEST_F(Citus, AnOrderIsOneCallRunOnTheTenantsWorkerWithAOnePhaseCommit) {
   RemoteCommandLog remote_log;
   // The log shows the commands once every backend of the orders handler took
   // the setting: an order's call (a few tries).
-  bool logging = false;
-  for (int i = 0; i < 50 && !logging; ++i) {
-    LogMark before = log_size();
-    ASSERT_EQ(
-        http("POST", "/api/v2/admin/orders", {.token = buyer.token, .tenant = tid, .body = order})
-            .status,
-        201);
-    logging = log_since(before).find("ca_order_create(") != std::string::npos;
-    if (!logging) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(logging) << "the coordinator does not log the order's call";
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(until_logged(
+      [&] {
+        EXPECT_EQ(http("POST", "/api/v2/admin/orders",
+                       {.token = buyer.token, .tenant = tid, .body = order})
+                      .status,
+                  201);
+      },
+      [](const std::string& log) { return log.find("ca_order_create(") != std::string::npos; }))
+      << "the coordinator does not log the order's call";
 
   for (bool keyed : {false, true}) {
     SCOPED_TRACE(keyed ? "with an Idempotency-Key" : "without a key");
@@ -554,17 +565,15 @@ TEST_F(Citus, ATenantsReadRunsOnTheWorkerHoldingItsShards) {
   RemoteCommandLog remote_log;
   // The log shows the commands once the products handlers' backends took
   // the setting (a few tries).
-  bool logging = false;
-  for (int i = 0; i < 50 && !logging; ++i) {
-    LogMark before = log_size();
-    ASSERT_EQ(
-        http("GET", "/api/v2/admin/products/" + product_id, {.token = admin, .tenant = tid}).status,
-        200);
-    logging = log_since(before).find("public.products_") != std::string::npos;
-    if (!logging) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(logging) << "no node logs the product read";
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(until_logged(
+      [&] {
+        EXPECT_EQ(
+            http("GET", "/api/v2/admin/products/" + product_id, {.token = admin, .tenant = tid})
+                .status,
+            200);
+      },
+      [](const std::string& log) { return log.find("public.products_") != std::string::npos; }))
+      << "no node logs the product read";
 
   for (const auto& [home, placed] : on_worker) {
     SCOPED_TRACE("tenant " + placed.tenant + " on node " + std::to_string(home));

@@ -201,7 +201,7 @@ TEST(TenantBudget, ATenantWithTooManyRequestsInProgressIsRefusedAndAnotherIsServ
                                 .body = R"({"name":"renamed"})",
                                 .params = {{"HTTP_X_TENANT_ID", busy.tid()}}});
   });
-  bool waited = wait_for_lock_wait("%UPDATE products%");
+  bool waited = wait_for_lock_wait("%FROM ca_product_update(%");
 
   OwnFullAnswer refused = handler.call_full(list_products(busy));
   OwnAnswer served = handler.call(list_products(other));

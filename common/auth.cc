@@ -192,8 +192,8 @@ struct Bearer {
   std::optional<ApiKeyParts> key;  // an API key
   int64_t user_id() const { return key ? key->creator_id : token.sub; }
 };
-Result<Bearer> verify_bearer(const Ctx& ctx) {
-  std::optional<std::string_view> credential = bearer_credential(ctx.req);
+Result<Bearer> verify_bearer(const Request& req, const Config& config) {
+  std::optional<std::string_view> credential = bearer_credential(req);
   if (!credential) return Error::unauthenticated();
   Bearer out;
   if (api_key_like(*credential)) {
@@ -204,11 +204,12 @@ Result<Bearer> verify_bearer(const Ctx& ctx) {
     }
     return out;
   }
-  auto claims = jwt_verify(*credential, ctx.config.token_secret, std::time(nullptr));
+  auto claims = jwt_verify(*credential, config.token_secret, std::time(nullptr));
   if (!claims || !looks_like_uuid(claims->jti)) return Error::unauthenticated();
   out.token = std::move(*claims);
   return out;
 }
+Result<Bearer> verify_bearer(const Ctx& ctx) { return verify_bearer(ctx.req, ctx.config); }
 
 // The key's check for a request to `tenant_id` (nullopt: none named) on
 // this route.
@@ -367,6 +368,9 @@ Result<bool> path_tenant_exists_unless_member(Ctx& ctx, const Lookup& l, int64_t
 }  // namespace
 
 bool bearer_verifies(const Ctx& ctx) { return verify_bearer(ctx).ok(); }
+bool bearer_verifies(const Request& req, const Config& config) {
+  return verify_bearer(req, config).ok();
+}
 
 void stamp_api_key_use(Ctx& ctx) {
   const ApiKeyRef key = ctx.key_to_stamp;

@@ -42,6 +42,8 @@ struct Principal {
 // expired, or is a well-formed API key: no database, no session or key
 // check (that comes with authenticate()).
 bool bearer_verifies(const Ctx& ctx);
+// The same before a request has a Ctx (serve_request).
+bool bearer_verifies(const Request& req, const Config& config);
 
 // True when the request's bearer credential is an API key (common/api_key.h),
 // well-formed or not. A route that declares no scope refuses it (403)

@@ -58,14 +58,6 @@ void Dispatcher::close_connection(int fd) {
 
 namespace {
 
-// At most one line a second for a condition that repeats per connection.
-bool once_a_second(std::atomic<int64_t>& last_logged) {
-  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                    std::chrono::steady_clock::now().time_since_epoch())
-                    .count();
-  return last_logged.exchange(now) != now;
-}
-
 // The listening socket's O_NONBLOCK is a flag of the open file description
 // that every process holding it shares, and others may clear it: systemd
 // does each time it starts a service with StandardInput=socket (or a

@@ -191,4 +191,11 @@ CA_DEFINE_LOG(log_info, LogLevel::kInfo)
 CA_DEFINE_LOG(log_warn, LogLevel::kWarn)
 CA_DEFINE_LOG(log_error, LogLevel::kError)
 
+bool once_a_second(std::atomic<int64_t>& last_logged) {
+  int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::steady_clock::now().time_since_epoch())
+                    .count();
+  return last_logged.exchange(now) != now;
+}
+
 }  // namespace ca

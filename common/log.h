@@ -9,6 +9,7 @@
 // observability_test.cc checks the stack's logs).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -41,6 +42,10 @@ void log_debug(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// True at most once a second per `last_logged` (a static of the caller's):
+// for a line about a condition that repeats per request or connection.
+bool once_a_second(std::atomic<int64_t>& last_logged);
 
 // A line with named fields: in json mode they are members of the line's
 // object (after `message`); in text mode "message key=value ...". `fields`

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "auth.h"
 #include "fcgi_request.h"
 #include "json.h"
 #include "json_arena.h"
@@ -82,12 +83,15 @@ bool serve_request(FCGX_Request& r, const Router& router, const Config& config, 
     bool read = read_method(req.method);
     DbPool* from = read && pools.read_pool != nullptr ? pools.read_pool : pools.pool;
     if (read && pools.tenant_nodes != nullptr && req.has_tenant_header) {
-      if (int64_t tenant = parse_id(req.tenant_header)) {
-        if (DbPool* node =
-                pools.tenant_nodes->pool_for(tenant, *from, started + kRequestDeadline)) {
-          from = node;
-        }
+      // Asking where a tenant is costs a round trip: only for a caller
+      // whose credential verifies (no database), never for a forged token.
+      DbPool* node = nullptr;
+      if (int64_t tenant = parse_id(req.tenant_header); tenant != 0 &&
+                                                        !pools.tenant_nodes->known(tenant, &node) &&
+                                                        bearer_verifies(req, config)) {
+        node = pools.tenant_nodes->ask(tenant, *from, started + kRequestDeadline);
       }
+      if (node != nullptr) from = node;
     }
     DbPool::Lease db = from->acquire();
     dispatched = std::chrono::steady_clock::now();

@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <string_view>
 #include <utility>
 
@@ -53,17 +54,29 @@ std::string conninfo_at(const std::string& base, const std::string& host, const 
   return out;
 }
 
+bool TenantNodeCache::find(int64_t tenant, Clock::time_point now, DbPool** pool) const {
+  auto it = known_.find(tenant);
+  if (it == known_.end() || now >= it->second.until) return false;
+  *pool = it->second.pool;
+  return true;
+}
+
+void TenantNodeCache::put(int64_t tenant, DbPool* pool, Clock::time_point until) {
+  if (known_.size() >= capacity_ && known_.count(tenant) == 0) known_.clear();
+  known_[tenant] = Known{pool, until};
+}
+
 TenantReadNodes::TenantReadNodes(std::string base, int pool_size, int statement_timeout_ms)
     : base_(std::move(base)), pool_size_(pool_size), statement_timeout_ms_(statement_timeout_ms) {}
 
-DbPool* TenantReadNodes::pool_for(int64_t tenant, DbPool& lookup,
-                                  std::chrono::steady_clock::time_point deadline) {
+bool TenantReadNodes::known(int64_t tenant, DbPool** pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tenants_.find(tenant, std::chrono::steady_clock::now(), pool);
+}
+
+DbPool* TenantReadNodes::ask(int64_t tenant, DbPool& lookup,
+                             std::chrono::steady_clock::time_point deadline) {
   auto now = std::chrono::steady_clock::now();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = tenants_.find(tenant);
-    if (it != tenants_.end() && now < it->second.until) return it->second.pool;
-  }
   DbPool::Lease db = lookup.acquire();
   (*db).set_request_deadline(deadline);
   Db::SendMode mode = (*db).send_mode();
@@ -71,26 +84,28 @@ DbPool* TenantReadNodes::pool_for(int64_t tenant, DbPool& lookup,
   DbResult found = (*db).exec(kTenantNode, {tenant});
   (*db).set_send_mode(mode);
   if (!found.ok() || found->size() != 1) {
-    if (!found.ok()) {
+    static std::atomic<int64_t> last_logged{0};
+    if (once_a_second(last_logged)) {
       log_warn("tenant %lld: the node of its shards not found: %s", static_cast<long long>(tenant),
-               found.error().message.c_str());
+               found.ok() ? "no placement" : found.error().message.c_str());
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    tenants_.put(tenant, nullptr, now + kTenantNodeRetry);
     return nullptr;
   }
   std::string host = found->str(0, "host");
   std::string port = found->str(0, "port");
-  std::lock_guard<std::mutex> lock(mu_);
   std::string address = host;
   address += ':';
   address += port;
+  std::lock_guard<std::mutex> lock(mu_);
   std::unique_ptr<DbPool>& pool = pools_[address];
   if (pool == nullptr) {
     pool =
         std::make_unique<DbPool>(conninfo_at(base_, host, port), pool_size_, statement_timeout_ms_);
     log_info("tenant reads: node %s:%s", host.c_str(), port.c_str());
   }
-  if (tenants_.size() >= kTenantNodesKept) tenants_.clear();
-  tenants_[tenant] = Known{pool.get(), now + kTenantNodeTtl};
+  tenants_.put(tenant, pool.get(), now + kTenantNodeTtl);
   return pool.get();
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 
@@ -54,6 +55,35 @@ TEST(ConninfoAt, QuotesAndBackslashesInValuesSurviveTheRoundTrip) {
       settings(conninfo_at(R"(dbname=shop password='it\'s a \\ secret')", "h", "1")),
       (std::map<std::string, std::string>{
           {"host", "h"}, {"port", "1"}, {"dbname", "shop"}, {"password", R"(it's a \ secret)"}}));
+}
+
+// TenantNodeCache: a tenant's pool until its time; at the bound, one more
+// tenant empties it first.
+TEST(TenantNodeCache, ATenantIsKnownUntilItsTimeAndOnePastTheBoundStartsOver) {
+  using Clock = TenantNodeCache::Clock;
+  const Clock::time_point t0 = Clock::now();
+  DbPool* a = reinterpret_cast<DbPool*>(0x10);
+  DbPool* found = nullptr;
+  TenantNodeCache cache(3);
+  cache.put(1, a, t0 + std::chrono::seconds(30));
+  cache.put(2, nullptr, t0 + std::chrono::seconds(1));  // not found: no routing for a second
+  cache.put(3, a, t0 + std::chrono::seconds(30));
+  ASSERT_TRUE(cache.find(1, t0, &found));
+  EXPECT_EQ(found, a);
+  ASSERT_TRUE(cache.find(2, t0, &found));
+  EXPECT_EQ(found, nullptr);
+  EXPECT_FALSE(cache.find(2, t0 + std::chrono::seconds(1), &found));
+  EXPECT_FALSE(cache.find(1, t0 + std::chrono::seconds(30), &found));
+  EXPECT_FALSE(cache.find(4, t0, &found));
+  // Refreshing a tenant it holds does not empty it.
+  cache.put(3, a, t0 + std::chrono::seconds(60));
+  EXPECT_EQ(cache.size(), 3u);
+  // One tenant past the bound: only the new one is known.
+  cache.put(4, a, t0 + std::chrono::seconds(30));
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_TRUE(cache.find(4, t0, &found));
+  EXPECT_FALSE(cache.find(1, t0, &found));
+  EXPECT_FALSE(cache.find(3, t0, &found));
 }
 
 }  // namespace

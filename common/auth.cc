@@ -43,7 +43,8 @@ const Statement kAuthenticate{
 // before the read is parsed or run: a logged-out token or a stranger to the
 // tenant never makes the database read its rows. The session first, so
 // that a dead session is a 401 whatever the tenant. ca_refuse() runs only on
-// those paths; a row here always has a role.
+// those paths; a row here always has a role. $3, the tenant, is written into
+// its text on the tenant's Citus node (Statement::tenant_param, decision 0134).
 constexpr const char* kNoSessionState = "CA401";
 constexpr const char* kNotMemberState = "CA403";
 const Statement kAuthenticateForRead{
@@ -53,7 +54,8 @@ const Statement kAuthenticateForRead{
     "            THEN ca_refuse('CA401', 'no live session') "
     "            ELSE COALESCE((SELECT m.role FROM memberships m "
     "                           WHERE m.tenant_id = $3::bigint AND m.user_id = $2), "
-    "                          ca_refuse('CA403', 'not a member of the tenant')) END AS role"};
+    "                          ca_refuse('CA403', 'not a member of the tenant')) END AS role",
+    3};
 
 // For writes: the session check of kAuthenticateForRead, and with $3 NULL
 // (no tenant) the session alone; $4 'ADMIN' asks for that role, refused with
@@ -86,7 +88,8 @@ const Statement kAuthenticateForWrite{
 // its value is the role a key acts with (ADMIN), the key's name, and
 // whether its last_used_at is over a minute old (kStampKey). A refusal
 // stops the pipeline it leads, as the session checks' do. A read: the stamp
-// is not in it (decision 0107).
+// is not in it (decision 0107). $1 is written into its text on the tenant's
+// Citus node (Statement::tenant_param, decision 0134).
 constexpr const char* kNoKeyState = "CA401";
 constexpr const char* kKeyOtherTenantState = "CA4KT";
 constexpr const char* kKeyScopeState = "CA4SC";
@@ -102,7 +105,8 @@ const Statement kAuthenticateKey{
     "              THEN ca_refuse('CA4SC', 'outside the API key''s scopes') "
     "            ELSE 'ADMIN' END AS role, k.name AS api_key_name, "
     "       k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute' AS stamp_due "
-    "FROM (SELECT 1) AS one (x) LEFT JOIN live_key k ON true"};
+    "FROM (SELECT 1) AS one (x) LEFT JOIN live_key k ON true",
+    1};
 
 // $1 tenant, $2 key id: last_used_at := now() unless another request has
 // stamped it within the minute meanwhile. Sent by stamp_api_key_use() after

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "log.h"
+#include "tenant_constant.h"
 
 namespace ca {
 
@@ -130,6 +131,7 @@ void Db::disconnect() {
   if (conn_ != nullptr) PQfinish(conn_);
   conn_ = nullptr;
   prepared_.clear();
+  prepared_tenant_forms_.clear();
   session_read_only_ = false;  // a new connection starts read-write
 }
 
@@ -230,17 +232,91 @@ DbResult Db::check(PGresult* raw) {
   return err;
 }
 
-DbResult Db::prepare(const Statement& stmt) {
-  if (prepared_.count(&stmt)) return Rows(nullptr);
+Db::Form Db::form_of(const Statement& stmt, const std::vector<Param>& params) const {
+  Form form{&stmt, {}};
+  if (tenant_constant_ == 0 || stmt.tenant_param == 0 ||
+      params.size() < static_cast<size_t>(stmt.tenant_param)) {
+    return form;
+  }
+  const char* value = params[stmt.tenant_param - 1].c_str();
+  std::string tenant = std::to_string(tenant_constant_);
+  if (value == nullptr || tenant != value) return form;
+  std::string name = stmt.name;
+  name += '@';
+  name += tenant;
+  // PostgreSQL keeps NAMEDATALEN - 1 bytes of a statement's name: a longer
+  // one could be another tenant's, cut. Such a statement runs as itself.
+  if (name.size() < 64) form.tenant_name = std::move(name);
+  return form;
+}
+
+bool Db::is_prepared(const Form& form) const {
+  return form.tenant_name.empty() ? prepared_.count(form.stmt) != 0
+                                  : prepared_tenant_forms_.count(form.tenant_name) != 0;
+}
+
+void Db::mark_prepared(const Form& form) {
+  if (form.tenant_name.empty()) {
+    prepared_.insert(form.stmt);
+  } else {
+    prepared_tenant_forms_.insert(form.tenant_name);
+  }
+}
+
+namespace {
+// A tenant's form: its text, and its parameters' types, the tenant's given
+// (int8) since the text no longer refers to it, the others left to the
+// server.
+struct TenantFormText {
+  std::string sql;
+  std::vector<Oid> types;
+  TenantFormText(const Statement& stmt, int64_t tenant, size_t n_params)
+      : sql(with_tenant_constant(stmt.sql, stmt.tenant_param, tenant)), types(n_params, 0) {
+    types[stmt.tenant_param - 1] = 20;  // INT8OID
+  }
+};
+}  // namespace
+
+bool Db::send_prepare(const Form& form, size_t n_params) {
+  if (form.tenant_name.empty()) {
+    return PQsendPrepare(conn_, form.stmt->name, form.stmt->sql, 0, nullptr) == 1;
+  }
+  TenantFormText text(*form.stmt, tenant_constant_, n_params);
+  return PQsendPrepare(conn_, form.name(), text.sql.c_str(), static_cast<int>(n_params),
+                       text.types.data()) == 1;
+}
+
+void Db::bound_tenant_forms() {
+  if (prepared_tenant_forms_.size() < kTenantStatementsKept || in_transaction()) return;
+  std::string sql;
+  for (const std::string& name : prepared_tenant_forms_) {
+    sql += "DEALLOCATE \"";
+    sql += name;
+    sql += "\"; ";
+  }
+  PgResultPtr done(PQexec(conn_, sql.c_str()));
+  if (PQresultStatus(done.get()) == PGRES_COMMAND_OK) prepared_tenant_forms_.clear();
+}
+
+DbResult Db::prepare(const Form& form, size_t n_params) {
+  if (is_prepared(form)) return Rows(nullptr);
   ++log_request_context().db_round_trips;  // the Parse, before the statement's own
-  DbResult prep = check(PQprepare(conn_, stmt.name, stmt.sql, 0, nullptr));
+  PGresult* raw;
+  if (form.tenant_name.empty()) {
+    raw = PQprepare(conn_, form.stmt->name, form.stmt->sql, 0, nullptr);
+  } else {
+    TenantFormText text(*form.stmt, tenant_constant_, n_params);
+    raw = PQprepare(conn_, form.name(), text.sql.c_str(), static_cast<int>(n_params),
+                    text.types.data());
+  }
+  DbResult prep = check(raw);
   if (!prep.ok()) {
     if (prep.error().kind != DbErrorKind::kConnection) {
-      log_error("prepare %s failed: %s", stmt.name, prep.error().message.c_str());
+      log_error("prepare %s failed: %s", form.name(), prep.error().message.c_str());
     }
     return prep;
   }
-  prepared_.insert(&stmt);
+  mark_prepared(form);
   return prep;
 }
 
@@ -271,43 +347,48 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries, size_t
     return out;
   };
   if (!ensure_connected()) return fail_all({DbErrorKind::kConnection, "", "no connection", ""});
+  bound_tenant_forms();
   if (PQenterPipelineMode(conn_) != 1) return fail_all({DbErrorKind::kOther, "", "pipeline", ""});
   // A statement not yet prepared on this connection is prepared in the same
   // round trip, just before it runs. So after a failure nothing later in the
   // pipeline is even parsed (no locks taken on its tables), and a first use
   // costs no extra round trip.
-  std::vector<const Statement*> preparing;  // one entry per result: a Parse, or nullptr
+  std::vector<Form> preparing;  // one entry per result: a Parse, or an empty Form
   bool sent = true;
   size_t queued = 0;
   for (const Query& q : queries) {
     if (queued++ == sync_after && sync_after > 0) sent = sent && PQpipelineSync(conn_) == 1;
-    bool needs_prepare = !prepared_.count(q.stmt) &&
-                         std::find(preparing.begin(), preparing.end(), q.stmt) == preparing.end();
+    Form form = form_of(*q.stmt, q.params);
+    bool needs_prepare =
+        !is_prepared(form) &&
+        std::none_of(preparing.begin(), preparing.end(), [&](const Form& queued_parse) {
+          return queued_parse.stmt != nullptr && std::strcmp(queued_parse.name(), form.name()) == 0;
+        });
     if (needs_prepare) {
-      sent = sent && PQsendPrepare(conn_, q.stmt->name, q.stmt->sql, 0, nullptr) == 1;
-      preparing.push_back(q.stmt);
+      sent = sent && send_prepare(form, q.params.size());
+      preparing.push_back(form);
     }
     std::vector<const char*> values = param_values(q.params);
-    sent = sent && PQsendQueryPrepared(conn_, q.stmt->name, static_cast<int>(values.size()),
+    sent = sent && PQsendQueryPrepared(conn_, form.name(), static_cast<int>(values.size()),
                                        values.data(), nullptr, nullptr, 0) == 1;
-    preparing.push_back(nullptr);
+    preparing.push_back(Form{});
   }
   sent = sent && PQpipelineSync(conn_) == 1;
   std::vector<DbResult> out;
   if (sent) {
-    for (const Statement* parse : preparing) {
+    for (const Form& parse : preparing) {
       DbResult r = check(PQgetResult(conn_));
       // Each query's results end with a NULL.
       while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
-      if (parse == nullptr) {
+      if (parse.stmt == nullptr) {
         out.push_back(std::move(r));
         // The first part's PGRES_PIPELINE_SYNC.
         if (out.size() == sync_after) PgResultPtr sync(PQgetResult(conn_));
       } else if (r.ok()) {
-        prepared_.insert(parse);
+        mark_prepared(parse);
       } else if (r.error().kind != DbErrorKind::kConnection && !r.error().sqlstate.empty()) {
         // (Skipped after an earlier failure: no SQLSTATE, nothing to report.)
-        log_error("prepare %s failed: %s", parse->name, r.error().message.c_str());
+        log_error("prepare %s failed: %s", parse.name(), r.error().message.c_str());
       }
     }
     PgResultPtr sync(PQgetResult(conn_));  // PGRES_PIPELINE_SYNC
@@ -401,10 +482,12 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
   }
   if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
   DbTimer timer;
-  DbResult prep = prepare(stmt);
+  bound_tenant_forms();
+  Form form = form_of(stmt, params);
+  DbResult prep = prepare(form, params.size());
   if (!prep.ok()) return prep;
   std::vector<const char*> values = param_values(params);
-  return check(PQexecPrepared(conn_, stmt.name, static_cast<int>(values.size()), values.data(),
+  return check(PQexecPrepared(conn_, form.name(), static_cast<int>(values.size()), values.data(),
                               nullptr, nullptr, 0));
 }
 

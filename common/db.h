@@ -37,12 +37,22 @@ namespace ca {
 // A prepared statement: its name on every connection and its text. Whether
 // a statement may be repeated on a fresh connection is not read from its
 // text: it is the route's (Db::SendMode, common/request_tx.h).
+//
+// `tenant_param` (1-based; 0: none) names the parameter that is the tenant's
+// id in a read worth preparing once per tenant on Citus
+// (Db::set_tenant_constant).
 struct Statement {
   constexpr Statement() = default;
   constexpr Statement(const char* n, const char* s) : name(n), sql(s) {}
+  constexpr Statement(const char* n, const char* s, int t) : name(n), sql(s), tenant_param(t) {}
   const char* name = nullptr;
   const char* sql = nullptr;
+  int tenant_param = 0;
 };
+
+// At most this many statements prepared with a tenant's id in their text
+// are kept per connection; one more deallocates them all first.
+inline constexpr size_t kTenantStatementsKept = 64;
 
 enum class DbErrorKind {
   kUniqueViolation,      // 23505
@@ -270,10 +280,35 @@ class Db {
   // Connects if needed; false (and logs) when the server cannot be reached.
   bool ensure_connected();
 
+  // Set per request (0: none; the default). With a tenant set, a statement
+  // that names its tenant parameter (Statement::tenant_param) and is sent
+  // with this very tenant's id in it runs as a statement of its own,
+  // prepared on this connection with the id a constant of its text
+  // (common/tenant_constant.h): on Citus, a plan kept for the tenant instead
+  // of one made on every execution. The serve loop sets it for a read sent
+  // to the node holding the tenant's shards (CITUS_READ_ROUTING=tenant,
+  // docs/decisions/0134-a-tenants-reads-prepared-with-its-id.md).
+  void set_tenant_constant(int64_t tenant) { tenant_constant_ = tenant; }
+
  private:
+  // How a statement is prepared and run on this connection for this send:
+  // as itself, or its tenant's form (set_tenant_constant).
+  struct Form {
+    const Statement* stmt = nullptr;
+    std::string tenant_name;  // empty: the statement itself
+    const char* name() const { return tenant_name.empty() ? stmt->name : tenant_name.c_str(); }
+  };
+  Form form_of(const Statement& stmt, const std::vector<Param>& params) const;
+  bool is_prepared(const Form& form) const;
+  // Queues its Parse in the pipeline.
+  bool send_prepare(const Form& form, size_t n_params);
+  void mark_prepared(const Form& form);
+  // Deallocates the tenants' forms once there are kTenantStatementsKept.
+  void bound_tenant_forms();
+
   DbResult run(const Statement& stmt, const std::vector<Param>& params);
-  // Prepares `stmt` on this connection unless it already is.
-  DbResult prepare(const Statement& stmt);
+  // Prepares `form` on this connection unless it already is.
+  DbResult prepare(const Form& form, size_t n_params);
   // `queries` in one round trip; with `sync_after` > 0, the first that many
   // are a part of their own (a Sync after them: their own implicit
   // transaction, which a failure after them does not undo).
@@ -303,6 +338,8 @@ class Db {
   // Set between begin()'s BEGIN and the transaction's end.
   bool tx_open_ = false;
   std::unordered_set<const Statement*> prepared_;
+  int64_t tenant_constant_ = 0;
+  std::unordered_set<std::string> prepared_tenant_forms_;
 };
 
 }  // namespace ca

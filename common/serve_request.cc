@@ -82,20 +82,27 @@ bool serve_request(FCGX_Request& r, const Router& router, const Config& config, 
     // (decision 0133).
     bool read = read_method(req.method);
     DbPool* from = read && pools.read_pool != nullptr ? pools.read_pool : pools.pool;
+    // There, its hottest statements are prepared with its id in their text
+    // (decision 0134): the tenant they are prepared for, or 0.
+    int64_t routed_tenant = 0;
     if (read && pools.tenant_nodes != nullptr && req.has_tenant_header) {
       // Asking where a tenant is costs a round trip: only for a caller
       // whose credential verifies (no database), never for a forged token.
       DbPool* node = nullptr;
-      if (int64_t tenant = parse_id(req.tenant_header); tenant != 0 &&
-                                                        !pools.tenant_nodes->known(tenant, &node) &&
-                                                        bearer_verifies(req, config)) {
+      int64_t tenant = parse_id(req.tenant_header);
+      if (tenant != 0 && !pools.tenant_nodes->known(tenant, &node) &&
+          bearer_verifies(req, config)) {
         node = pools.tenant_nodes->ask(tenant, *from, started + kRequestDeadline);
       }
-      if (node != nullptr) from = node;
+      if (node != nullptr) {
+        from = node;
+        routed_tenant = tenant;
+      }
     }
     DbPool::Lease db = from->acquire();
     dispatched = std::chrono::steady_clock::now();
     (*db).set_request_deadline(started + kRequestDeadline);
+    (*db).set_tenant_constant(routed_tenant);
     resp = dispatch(router, req, *db, config);
   } else {
     if (body == BodyRead::kTooLarge) {

@@ -11,9 +11,12 @@
 namespace ca {
 namespace {
 
-const Statement kRead{"products_read", "SELECT " CA_PRODUCT_JSON
-                                       " FROM products p WHERE p.tenant_id = $1 AND p.id = $2 "
-                                       "AND p.deleted_at IS NULL"};
+// $1 written into its text on the tenant's Citus node (decision 0134).
+const Statement kRead{"products_read",
+                      "SELECT " CA_PRODUCT_JSON
+                      " FROM products p WHERE p.tenant_id = $1 AND p.id = $2 "
+                      "AND p.deleted_at IS NULL",
+                      1};
 
 // One statement per combination of filters, so each gets a plan that uses
 // its index (a generic plan of "$n IS NULL OR ..." would not). Each is a

@@ -173,23 +173,28 @@ std::string joined(const std::vector<std::string>& lines) {
 // Turns on every node's log of every command it sends to another node
 // (citus.log_remote_commands) or runs on a shard of its own
 // (citus.log_local_commands: a worker planning a handler's read runs the
-// shards it holds itself), at NOTICE, for its lifetime. Every backend takes
-// the setting at its next statement after the reload.
+// shards it holds itself), at NOTICE, for its lifetime; with `statements`,
+// every statement a client sends too (log_statement, `execute NAME: ...` for
+// a prepared one). Every backend takes the setting at its next statement
+// after the reload.
 class RemoteCommandLog {
  public:
-  RemoteCommandLog() {
+  explicit RemoteCommandLog(bool statements = false) : statements_(statements) {
     worker_names();  // read before the nodes log what it sends
-    for (const char* command :
-         {"ALTER SYSTEM SET citus.log_remote_commands = on",
-          "ALTER SYSTEM SET citus.log_local_commands = on",
-          "ALTER SYSTEM SET log_min_messages = notice", "SELECT pg_reload_conf()"}) {
+    for (const char* command : {"ALTER SYSTEM SET citus.log_remote_commands = on",
+                                "ALTER SYSTEM SET citus.log_local_commands = on",
+                                "ALTER SYSTEM SET log_min_messages = notice",
+                                statements_ ? "ALTER SYSTEM SET log_statement = 'all'" : "SELECT 1",
+                                "SELECT pg_reload_conf()"}) {
       on_every_node(command);
     }
   }
   ~RemoteCommandLog() {
-    for (const char* command : {"ALTER SYSTEM RESET citus.log_remote_commands",
-                                "ALTER SYSTEM RESET citus.log_local_commands",
-                                "ALTER SYSTEM RESET log_min_messages", "SELECT pg_reload_conf()"}) {
+    for (const char* command :
+         {"ALTER SYSTEM RESET citus.log_remote_commands",
+          "ALTER SYSTEM RESET citus.log_local_commands", "ALTER SYSTEM RESET log_min_messages",
+          statements_ ? "ALTER SYSTEM RESET log_statement" : "SELECT 1",
+          "SELECT pg_reload_conf()"}) {
       on_every_node(command);
     }
   }
@@ -197,6 +202,7 @@ class RemoteCommandLog {
   RemoteCommandLog& operator=(const RemoteCommandLog&) = delete;
 
  private:
+  bool statements_;
   // The coordinator, then each worker (run_command_on_workers sends the
   // command alone, outside a transaction block, as ALTER SYSTEM needs).
   static void on_every_node(const std::string& command) {
@@ -522,26 +528,29 @@ TEST_F(Citus, AnOrderIsOneCallRunOnTheTenantsWorkerWithAOnePhaseCommit) {
 // the worker holding the tenant's shards (CITUS_READ_ROUTING=tenant,
 // decision 0133): the session check and the read run there, locally, and
 // no node sends another any of it.
+// Where `tenant`'s shards are: its worker's place in node_logs() (the
+// coordinator's log first, then the workers' in the order of their ports).
+size_t tenant_home_log(const std::string& tenant) {
+  std::vector<std::string> ports =
+      sql("SELECT nodeport FROM pg_dist_node WHERE groupid > 0 AND noderole = 'primary' "
+          "ORDER BY nodeport");
+  EXPECT_EQ(node_logs().size(), ports.size() + 1);
+  std::vector<std::string> home =
+      sql("SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid) "
+          "WHERE p.shardid = get_shard_id_for_distribution_column('products', " +
+          tenant + ")");
+  EXPECT_EQ(home.size(), 1u);
+  auto at = std::find(ports.begin(), ports.end(), home.empty() ? "" : home[0]);
+  EXPECT_NE(at, ports.end());
+  return 1 + static_cast<size_t>(at - ports.begin());
+}
+
 TEST_F(Citus, ATenantsReadRunsOnTheWorkerHoldingItsShards) {
   if (stack_env("CITUS_HANDLER_NODES").value_or("coordinator") != "workers") {
     GTEST_SKIP() << "the handlers read on the coordinator (CITUS_HANDLER_NODES)";
   }
-  // A tenant's worker, by its place in node_logs(): the coordinator's log
-  // first, then the workers' in the order of their ports.
-  std::vector<std::string> ports =
-      sql("SELECT nodeport FROM pg_dist_node WHERE groupid > 0 AND noderole = 'primary' "
-          "ORDER BY nodeport");
-  ASSERT_EQ(node_logs().size(), ports.size() + 1);
-  auto home_log = [&](const std::string& tenant) {
-    std::vector<std::string> home =
-        sql("SELECT n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid) "
-            "WHERE p.shardid = get_shard_id_for_distribution_column('products', " +
-            tenant + ")");
-    EXPECT_EQ(home.size(), 1u);
-    auto at = std::find(ports.begin(), ports.end(), home.empty() ? "" : home[0]);
-    EXPECT_NE(at, ports.end());
-    return 1 + static_cast<size_t>(at - ports.begin());
-  };
+  const size_t workers = node_logs().size() - 1;
+  auto home_log = tenant_home_log;
   // A tenant with a product on every worker (a tenant's shards are where
   // its id hashes): whichever worker the products group's other reads go
   // to, one of them is elsewhere.
@@ -549,7 +558,7 @@ TEST_F(Citus, ATenantsReadRunsOnTheWorkerHoldingItsShards) {
     std::string tenant, product;
   };
   std::map<size_t, Placed> on_worker = {{home_log(tid), {tid, product_id}}};
-  for (int i = 0; i < 40 && on_worker.size() < ports.size(); ++i) {
+  for (int i = 0; i < 40 && on_worker.size() < workers; ++i) {
     std::string tenant = to_string(create_tenant(admin, unique("citus-node")));
     size_t home = home_log(tenant);
     if (on_worker.count(home) != 0) continue;
@@ -559,7 +568,7 @@ TEST_F(Citus, ATenantsReadRunsOnTheWorkerHoldingItsShards) {
     ASSERT_EQ(made.status, 201) << made.body;
     on_worker[home] = {tenant, to_string(made.integer("id"))};
   }
-  ASSERT_EQ(on_worker.size(), ports.size());
+  ASSERT_EQ(on_worker.size(), workers);
 
   StackWorkerPause pause;
   RemoteCommandLog remote_log;
@@ -601,6 +610,65 @@ TEST_F(Citus, ATenantsReadRunsOnTheWorkerHoldingItsShards) {
           EXPECT_EQ(log.find("public.products_"), std::string::npos) << log;
         }
       }
+    }
+  }
+}
+
+// Decision 0134: on the worker holding a tenant's shards, the tenant's
+// session or key check and its product read run as statements prepared for
+// that tenant, its id a constant of their text (Citus keeps their plans
+// instead of making one per execution); another tenant's reads, on the same
+// pools, as statements prepared for it. The same answers as without.
+TEST_F(Citus, ATenantsReadsOnItsWorkerArePreparedWithItsId) {
+  if (stack_env("CITUS_HANDLER_NODES").value_or("coordinator") != "workers") {
+    GTEST_SKIP() << "the handlers read on the coordinator (CITUS_HANDLER_NODES)";
+  }
+  HttpResponse made_key =
+      http("POST", "/api/v2/admin/api-keys/" + tid,
+           {.token = admin, .body = R"({"name":"Prepared","scopes":["products:read"]})"});
+  ASSERT_EQ(made_key.status, 201) << made_key.body;
+  const std::string key = made_key.str("key");
+  const std::string other = to_string(create_tenant(admin, unique("citus-prepared")));
+  HttpResponse made =
+      http("POST", "/api/v2/admin/products",
+           {.token = admin, .tenant = other, .body = R"({"name":"Sock","price":1})"});
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string other_product = to_string(made.integer("id"));
+
+  StackWorkerPause pause;
+  RemoteCommandLog remote_log(true);
+  const std::string read = "/api/v2/admin/products/" + product_id;
+  ASSERT_TRUE(until_logged(
+      [&] { EXPECT_EQ(http("GET", read, {.token = admin, .tenant = tid}).status, 200); },
+      [&](const std::string& log) {
+        return log.find("execute products_read@" + tid + ":") != std::string::npos;
+      }))
+      << "no node logs the product read as prepared for tenant " << tid;
+
+  struct Case {
+    std::string tenant, path, credential, check;
+  };
+  for (const Case& c :
+       {Case{tid, read, admin, "auth_session_for_read"}, Case{tid, read, key, "auth_api_key"},
+        Case{other, "/api/v2/admin/products/" + other_product, admin, "auth_session_for_read"}}) {
+    SCOPED_TRACE(c.check + " for tenant " + c.tenant);
+    const size_t home = tenant_home_log(c.tenant);
+    // Every read until the statements' plans are kept (PostgreSQL's sixth
+    // execution on a connection): each answer the same.
+    for (int i = 0; i < 8; ++i) {
+      LogMark before = log_size();
+      HttpResponse got = http("GET", c.path, {.token = c.credential, .tenant = c.tenant});
+      ASSERT_EQ(got.status, 200) << got.body;
+      EXPECT_EQ(got.str("name"), c.tenant == tid ? "Shirt" : "Sock");
+      std::string log = node_log_since(before, home);
+      const std::string constant = "'" + c.tenant + "'::bigint";
+      for (const std::string& statement : {c.check, std::string("products_read")}) {
+        size_t at = log.find("execute " + statement + "@" + c.tenant + ":");
+        ASSERT_NE(at, std::string::npos) << log;
+        std::string line = log.substr(at, log.find('\n', at) - at);
+        EXPECT_NE(line.find(constant), std::string::npos) << line;
+      }
+      EXPECT_EQ(log.find("execute products_read:"), std::string::npos) << log;
     }
   }
 }

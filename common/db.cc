@@ -286,8 +286,11 @@ bool Db::send_prepare(const Form& form, size_t n_params) {
                        text.types.data()) == 1;
 }
 
-void Db::bound_tenant_forms() {
-  if (prepared_tenant_forms_.size() < kTenantStatementsKept || in_transaction()) return;
+void Db::bound_tenant_forms(const Form& form) {
+  if (form.tenant_name.empty() || prepared_tenant_forms_.size() < kTenantStatementsKept ||
+      is_prepared(form) || in_transaction()) {
+    return;
+  }
   std::string sql;
   for (const std::string& name : prepared_tenant_forms_) {
     sql += "DEALLOCATE \"";
@@ -347,7 +350,12 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries, size_t
     return out;
   };
   if (!ensure_connected()) return fail_all({DbErrorKind::kConnection, "", "no connection", ""});
-  bound_tenant_forms();
+  std::vector<Form> forms;
+  forms.reserve(queries.size());
+  for (const Query& q : queries) {
+    forms.push_back(form_of(*q.stmt, q.params));
+    bound_tenant_forms(forms.back());
+  }
   if (PQenterPipelineMode(conn_) != 1) return fail_all({DbErrorKind::kOther, "", "pipeline", ""});
   // A statement not yet prepared on this connection is prepared in the same
   // round trip, just before it runs. So after a failure nothing later in the
@@ -355,10 +363,10 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries, size_t
   // costs no extra round trip.
   std::vector<Form> preparing;  // one entry per result: a Parse, or an empty Form
   bool sent = true;
-  size_t queued = 0;
-  for (const Query& q : queries) {
-    if (queued++ == sync_after && sync_after > 0) sent = sent && PQpipelineSync(conn_) == 1;
-    Form form = form_of(*q.stmt, q.params);
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const Query& q = queries[i];
+    const Form& form = forms[i];
+    if (i == sync_after && sync_after > 0) sent = sent && PQpipelineSync(conn_) == 1;
     bool needs_prepare =
         !is_prepared(form) &&
         std::none_of(preparing.begin(), preparing.end(), [&](const Form& queued_parse) {
@@ -482,8 +490,8 @@ DbResult Db::run(const Statement& stmt, const std::vector<Param>& params) {
   }
   if (!ensure_connected()) return DbError{DbErrorKind::kConnection, "", "no connection", ""};
   DbTimer timer;
-  bound_tenant_forms();
   Form form = form_of(stmt, params);
+  bound_tenant_forms(form);
   DbResult prep = prepare(form, params.size());
   if (!prep.ok()) return prep;
   std::vector<const char*> values = param_values(params);

@@ -303,8 +303,9 @@ class Db {
   // Queues its Parse in the pipeline.
   bool send_prepare(const Form& form, size_t n_params);
   void mark_prepared(const Form& form);
-  // Deallocates the tenants' forms once there are kTenantStatementsKept.
-  void bound_tenant_forms();
+  // Before `form` is prepared: deallocates the tenants' forms when there
+  // are kTenantStatementsKept and `form` would be one more.
+  void bound_tenant_forms(const Form& form);
 
   DbResult run(const Statement& stmt, const std::vector<Param>& params);
   // Prepares `form` on this connection unless it already is.

@@ -5,7 +5,8 @@
 namespace ca {
 
 std::string with_tenant_constant(std::string_view sql, int param, int64_t tenant) {
-  const std::string ref = "$" + std::to_string(param);
+  std::string ref = "$";  // appended, not "$" + ...: GCC 12's -Wrestrict false positive at -O3
+  ref += std::to_string(param);
   std::string constant = "'";
   constant += std::to_string(tenant);
   constant += "'::bigint";

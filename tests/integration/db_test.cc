@@ -175,6 +175,69 @@ std::vector<std::string> rows_of(PGconn* conn, const std::string& query) {
 std::string runtime_url() { return stack_env("DATABASE_URL").value_or("<unset>"); }
 std::string owner_url() { return stack_env("MIGRATE_DATABASE_URL").value_or("<unset>"); }
 
+// Decision 0134: with a tenant set, a statement naming its tenant parameter
+// and sent with that tenant's id runs as a statement of its own, prepared
+// with the id written into its text; with another id, as itself. At most
+// kTenantStatementsKept of them per connection; one more deallocates them
+// first, in a read route's read-only session too.
+const Statement kTenantForm{"db_test_tenant_form",
+                            "SELECT $1::bigint + 0 AS tenant, $2::text AS other", 1};
+const Statement kTenantForms{"db_test_list_forms",
+                             "SELECT name, statement FROM pg_prepared_statements "
+                             "WHERE name LIKE 'db\\_test\\_tenant\\_form%' ORDER BY name"};
+
+std::map<std::string, std::string> prepared_forms(Db& db) {
+  DbResult r = db.exec(kTenantForms);
+  EXPECT_TRUE(r.ok());
+  std::map<std::string, std::string> out;
+  for (int i = 0; r.ok() && i < r->size(); ++i) out[r->str(i, "name")] = r->str(i, "statement");
+  return out;
+}
+
+TEST(DbTenantConstant, ATenantsStatementIsPreparedWithItsIdAndOnlyForIt) {
+  Db db(conninfo());
+  db.set_tenant_constant(42);
+  DbResult own = db.exec(kTenantForm, {int64_t{42}, "a"});
+  ASSERT_TRUE(own.ok()) << own.error().message;
+  EXPECT_EQ(own->text(0, "tenant"), "42");
+  EXPECT_EQ(own->text(0, "other"), "a");
+  DbResult other = db.exec(kTenantForm, {int64_t{7}, "b"});
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_EQ(other->text(0, "tenant"), "7");
+  std::vector<DbResult> piped =
+      db.pipeline({{&kTenantForm, {int64_t{42}, "c"}}, {&kTenantForm, {int64_t{42}, "d"}}});
+  ASSERT_TRUE(piped[1].ok());
+  EXPECT_EQ(piped[1]->text(0, "other"), "d");
+  EXPECT_EQ(prepared_forms(db),
+            (std::map<std::string, std::string>{
+                {"db_test_tenant_form", kTenantForm.sql},
+                {"db_test_tenant_form@42",
+                 "SELECT '42'::bigint::bigint + 0 AS tenant, $2::text AS other"}}));
+  // No tenant set (single-node, a write, the worker): the statement itself.
+  Db plain(conninfo());
+  ASSERT_TRUE(plain.exec(kTenantForm, {int64_t{42}, "e"}).ok());
+  EXPECT_EQ(prepared_forms(plain),
+            (std::map<std::string, std::string>{{"db_test_tenant_form", kTenantForm.sql}}));
+}
+
+TEST(DbTenantConstant, AConnectionKeepsAtMostSoManyTenantsStatements) {
+  Db db(conninfo());
+  db.set_send_mode({/*repeatable=*/true, /*read_only=*/true});
+  const int64_t kept = static_cast<int64_t>(kTenantStatementsKept);
+  for (int64_t tenant = 1; tenant <= kept + 1; ++tenant) {
+    db.set_tenant_constant(tenant);
+    DbResult r = db.exec(kTenantForm, {tenant, "x"});
+    ASSERT_TRUE(r.ok()) << tenant << ": " << r.error().message;
+    EXPECT_EQ(r->int64(0, "tenant"), tenant);
+    if (tenant == kept) {
+      EXPECT_EQ(prepared_forms(db).size(), kTenantStatementsKept);
+    }
+  }
+  std::map<std::string, std::string> left = prepared_forms(db);
+  EXPECT_EQ(left.size(), 1u);
+  EXPECT_EQ(left.count("db_test_tenant_form@" + std::to_string(kept + 1)), 1u);
+}
+
 TEST(DbRoles, TheRuntimeRoleCannotDropAlterOrTruncateATableNorCreateAnything) {
   PgConn runtime = connect_as(runtime_url());
   ASSERT_TRUE(runtime);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -350,53 +351,70 @@ std::vector<DbResult> Db::run_pipeline(const std::vector<Query>& queries, size_t
     return out;
   };
   if (!ensure_connected()) return fail_all({DbErrorKind::kConnection, "", "no connection", ""});
-  std::vector<Form> forms;
-  forms.reserve(queries.size());
-  for (const Query& q : queries) {
-    forms.push_back(form_of(*q.stmt, q.params));
-    bound_tenant_forms(forms.back());
+  // Each query's form; with no tenant set (single-node, writes), each
+  // statement itself, and nothing allocated for it.
+  std::vector<Form> tenant_forms;
+  if (tenant_constant_ != 0) {
+    tenant_forms.reserve(queries.size());
+    for (const Query& q : queries) {
+      tenant_forms.push_back(form_of(*q.stmt, q.params));
+      bound_tenant_forms(tenant_forms.back());
+    }
   }
+  const Form itself;
+  auto form_at = [&](size_t i) -> const Form& {
+    return tenant_forms.empty() ? itself : tenant_forms[i];
+  };
+  auto name_at = [&](size_t i) {
+    const Form& form = form_at(i);
+    return form.stmt == nullptr ? queries[i].stmt->name : form.name();
+  };
+  auto prepared_at = [&](size_t i) {
+    const Form& form = form_at(i);
+    return form.stmt == nullptr ? prepared_.count(queries[i].stmt) != 0 : is_prepared(form);
+  };
   if (PQenterPipelineMode(conn_) != 1) return fail_all({DbErrorKind::kOther, "", "pipeline", ""});
   // A statement not yet prepared on this connection is prepared in the same
   // round trip, just before it runs. So after a failure nothing later in the
   // pipeline is even parsed (no locks taken on its tables), and a first use
   // costs no extra round trip.
-  std::vector<Form> preparing;  // one entry per result: a Parse, or an empty Form
+  constexpr size_t kResult = SIZE_MAX;
+  std::vector<size_t> preparing;  // one entry per result: the query whose Parse it is, or kResult
   bool sent = true;
   for (size_t i = 0; i < queries.size(); ++i) {
     const Query& q = queries[i];
-    const Form& form = forms[i];
     if (i == sync_after && sync_after > 0) sent = sent && PQpipelineSync(conn_) == 1;
     bool needs_prepare =
-        !is_prepared(form) &&
-        std::none_of(preparing.begin(), preparing.end(), [&](const Form& queued_parse) {
-          return queued_parse.stmt != nullptr && std::strcmp(queued_parse.name(), form.name()) == 0;
+        !prepared_at(i) && std::none_of(preparing.begin(), preparing.end(), [&](size_t parsed) {
+          return parsed != kResult && std::strcmp(name_at(parsed), name_at(i)) == 0;
         });
     if (needs_prepare) {
-      sent = sent && send_prepare(form, q.params.size());
-      preparing.push_back(form);
+      const Form& form = form_at(i);
+      sent = sent && send_prepare(form.stmt == nullptr ? Form{q.stmt, {}} : form, q.params.size());
+      preparing.push_back(i);
     }
     std::vector<const char*> values = param_values(q.params);
-    sent = sent && PQsendQueryPrepared(conn_, form.name(), static_cast<int>(values.size()),
+    sent = sent && PQsendQueryPrepared(conn_, name_at(i), static_cast<int>(values.size()),
                                        values.data(), nullptr, nullptr, 0) == 1;
-    preparing.push_back(Form{});
+    preparing.push_back(kResult);
   }
   sent = sent && PQpipelineSync(conn_) == 1;
   std::vector<DbResult> out;
   if (sent) {
-    for (const Form& parse : preparing) {
+    for (size_t parsed : preparing) {
       DbResult r = check(PQgetResult(conn_));
       // Each query's results end with a NULL.
       while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
-      if (parse.stmt == nullptr) {
+      if (parsed == kResult) {
         out.push_back(std::move(r));
         // The first part's PGRES_PIPELINE_SYNC.
         if (out.size() == sync_after) PgResultPtr sync(PQgetResult(conn_));
       } else if (r.ok()) {
-        mark_prepared(parse);
+        const Form& form = form_at(parsed);
+        mark_prepared(form.stmt == nullptr ? Form{queries[parsed].stmt, {}} : form);
       } else if (r.error().kind != DbErrorKind::kConnection && !r.error().sqlstate.empty()) {
         // (Skipped after an earlier failure: no SQLSTATE, nothing to report.)
-        log_error("prepare %s failed: %s", parse.name(), r.error().message.c_str());
+        log_error("prepare %s failed: %s", name_at(parsed), r.error().message.c_str());
       }
     }
     PgResultPtr sync(PQgetResult(conn_));  // PGRES_PIPELINE_SYNC

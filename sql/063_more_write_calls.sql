@@ -71,8 +71,9 @@ END $$;
 
 -- POST /webhooks/{tenantId} (handlers/webhooks/subscriptions.cc): what
 -- tenant_turn, webhooks_under_cap and webhooks_create did. Creates of one
--- tenant take turns at its row of cap_locks (sql/039, 'webhooks'), taken
--- first with an upsert that changes nothing: a second create waits for the
+-- tenant take turns at its row of cap_locks (sql/039; the collection
+-- 'webhook subscriptions', as decision 0060 first had it), taken first with
+-- an upsert that changes nothing: a second create waits for the
 -- first to commit, and its count, a statement of its own (its snapshot is
 -- taken after the lock), sees the first one's row. The turn was an advisory
 -- lock of the coordinator while the write was a distributed transaction
@@ -92,7 +93,7 @@ DECLARE
   h webhooks;
 BEGIN
   INSERT INTO cap_locks AS l (tenant_id, collection)
-  VALUES (ca_webhook_create.tenant_id, 'webhooks')
+  VALUES (ca_webhook_create.tenant_id, 'webhook subscriptions')
   ON CONFLICT (tenant_id, collection) DO UPDATE SET collection = l.collection;
   SELECT count(*) INTO live FROM webhooks x
   WHERE x.tenant_id = ca_webhook_create.tenant_id AND x.deleted_at IS NULL;

@@ -438,10 +438,10 @@ TEST_F(WebhooksTest, ACreateWaitsForTheTenantsOtherCreateAndCountsItsRow) {
   ASSERT_TRUE(conn);
   const std::string t = to_string(tenant);
   ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
-  ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO cap_locks AS l (tenant_id, collection) VALUES (" +
-                                      t +
-                                      ", 'webhooks') ON CONFLICT (tenant_id, collection) "
-                                      "DO UPDATE SET collection = l.collection"));
+  ASSERT_TRUE(
+      exec_ok(conn.get(), "INSERT INTO cap_locks AS l (tenant_id, collection) VALUES (" + t +
+                              ", 'webhook subscriptions') ON CONFLICT (tenant_id, collection) "
+                              "DO UPDATE SET collection = l.collection"));
   ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO webhooks (tenant_id, url, events, secret) VALUES (" +
                                       t + ", 'http://example.com/last', '[\"*\"]', 'whsec_test')"));
   std::future<HttpResponse> create = std::async(

@@ -344,27 +344,15 @@ $4::text, description => $5::text, who => $6::jsonb);
 SELECT nextval('categories_id_seq') AS category_id, nextval('events_id_seq') AS event_id;
 
 -- categories_delete (handlers/categories/categories.cc)
-WITH moved AS (  UPDATE products p SET category_id = NULL, updated_at =
-statement_timestamp()   WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS
-NULL   RETURNING p.tenant_id, p.id, p.api_json), deleted AS (  UPDATE products p SET category_id =
-NULL   WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NOT NULL), gone AS (DELETE
-FROM categories WHERE tenant_id = $1 AND id = $2 RETURNING id), audit_entries AS (INSERT INTO
-audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
-request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $3::jsonb ->> 'request_id' FROM (SELECT 'category.deleted',
-'category', gone.id, NULL FROM gone) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($3::jsonb ->>
-'user_id')::bigint   AND ($3::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($3::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
-events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT jsonb_build_object('type',
-a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM audit_entries a WHERE a.actor_type =
-'api_key' LIMIT 1) FROM (SELECT m.tenant_id, 'product.updated', m.api_json::jsonb FROM moved m ORDER
-BY m.id) AS ev (tenant_id, type, payload) RETURNING tenant_id, id, type), new_deliveries AS (INSERT
-INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id,
-e.id, e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.tenant_id =
-e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR w.events @> '["*"]'))
-SELECT count(*) AS deleted FROM gone;
+SELECT deleted, ids_needed FROM ca_category_delete(tenant_id => $1, category_id => $2::bigint,
+event_ids => $3::bigint[], who => $4::jsonb);
+
+-- categories_delete_ids (handlers/categories/categories.cc)
+SELECT ca_category_delete_event_ids(tenant_id => $1, category_id => $2::bigint)::text AS event_ids;
+
+-- categories_delete_more_ids (handlers/categories/categories.cc)
+SELECT ARRAY(SELECT nextval('events_id_seq') FROM generate_series(1, $1::integer) ORDER BY 1)::text
+AS event_ids;
 
 -- categories_list (handlers/categories/categories.cc)
 WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1) SELECT ca_category_json(id
@@ -372,13 +360,6 @@ WITH total AS (SELECT count(*) AS n FROM categories WHERE tenant_id = $1) SELECT
 c.is_published, created_at => c.created_at, updated_at => c.updated_at) AS json, total.n AS total
 FROM total LEFT JOIN categories c ON c.tenant_id = $1 AND c.id = ANY (ARRAY(  SELECT id FROM
 categories WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3)) ORDER BY c.id DESC;
-
--- categories_lock_for_delete (handlers/categories/categories.cc)
-SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2 FOR UPDATE;
-
--- categories_lock_products_for_delete (handlers/categories/categories.cc)
-SELECT 1 FROM products WHERE tenant_id = $1 AND category_id = $2 AND deleted_at IS NULL ORDER BY id
-FOR NO KEY UPDATE;
 
 -- categories_toggle (handlers/categories/categories.cc)
 SELECT json, is_published FROM ca_category_toggle(tenant_id => $1, category_id => $2::bigint, who =>
@@ -524,37 +505,13 @@ o.address_id) ON o.tenant_id = $1 AND o.id = ANY (ARRAY(  SELECT o.id FROM order
 o.tenant_id = $1 AND o.status = $4 AND o.user_id = $5::bigint  ORDER BY o.id DESC LIMIT $2 OFFSET
 $3)) ORDER BY o.id DESC;
 
--- orders_status_lock (handlers/orders/order_status.cc)
-SELECT o.status AS status FROM orders o WHERE o.tenant_id = $1 AND o.id = $2 FOR NO KEY UPDATE;
+-- orders_status_event_ids (handlers/orders/order_status.cc)
+SELECT ARRAY(SELECT nextval('events_id_seq') FROM generate_series(1, $1::integer) ORDER BY 1)::text
+AS event_ids;
 
 -- orders_status_set (handlers/orders/order_status.cc)
-WITH changed AS (  UPDATE orders SET status = $3, updated_at = now()   WHERE tenant_id = $1 AND id =
-$2   RETURNING tenant_id, id, user_id, status, total_amount), item_count AS (SELECT count(*) AS
-items FROM order_items WHERE tenant_id = $1 AND order_id = $2), counted AS (  INSERT INTO
-order_counts AS k (tenant_id, status, slot, n)   SELECT $1, s.status, (pg_backend_pid() % 16),
-s.n   FROM changed o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n)   WHERE
-$3::text <> $4::text ORDER BY s.status   ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n
-+ EXCLUDED.n), audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->> 'request_id' FROM (SELECT
-'order.status_changed', 'order', o.id, '{status}'::text[] FROM changed o) AS x (action, target_type,
-target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id =
-($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT
-'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($5::jsonb ->>
-'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name),
-new_events AS (INSERT INTO events (tenant_id, type, payload, actor) SELECT ev.*, (SELECT
-jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
-audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1) FROM (SELECT o.tenant_id,
-t.type,   ca_order_event_json(order_id => o.id, user_id => o.user_id, status =>
-o.status,     total_amount => o.total_amount, items_count => c.items,     previous_status =>
-t.previous)  ::jsonb FROM changed o CROSS JOIN item_count c CROSS JOIN (VALUES (1,
-'order.status_changed', $4::text),                                        (2, 'order.' || $3::text,
-NULL))                                AS t (n, type, previous) WHERE t.n = 1 OR $3::text IN
-('completed', 'cancelled') ORDER BY t.n) AS ev (tenant_id, type, payload) RETURNING tenant_id, id,
-type), new_deliveries AS (INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event,
-url) SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id
-= $1 AND w.tenant_id = e.tenant_id  AND w.is_active  AND (w.events @> jsonb_build_array(e.type) OR
-w.events @> '["*"]')) SELECT count(*) AS changed FROM changed o;
+SELECT previous, changed FROM ca_order_status(tenant_id => $1, order_id => $2::bigint, status =>
+$3::text, allowed_from => $4::text[], event_ids => $5::bigint[], who => $6::jsonb);
 
 -- products_list_0 (handlers/products/product_read.cc)
 WITH total AS (SELECT COALESCE((SELECT live FROM product_counts WHERE tenant_id = $1), 0) AS n)
@@ -1278,28 +1235,12 @@ IS NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)         ORDER 
 OFFSET $5) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.id
 DESC;
 
--- webhook_deliveries_lock_for_redelivery (handlers/webhooks/deliveries.cc)
-SELECT d.webhook_id, d.event_id, d.event, d.status, w.url,        COALESCE(d.redelivery_of, d.id) AS
-message_of, w.is_active,        w.deleted_at IS NOT NULL AS deleted FROM webhook_deliveries d JOIN
-webhooks w ON w.tenant_id = $1 AND w.id = d.webhook_id WHERE d.tenant_id = $1 AND d.id = $2 FOR
-UPDATE OF w;
-
--- webhook_deliveries_pending_count (handlers/webhooks/deliveries.cc)
-SELECT count(*) AS pending FROM (  SELECT FROM webhook_deliveries   WHERE tenant_id = $1 AND
-webhook_id = $2 AND status = 'pending' LIMIT $3) p;
-
--- webhook_deliveries_pending_count_of_delivery (handlers/webhooks/deliveries.cc)
-SELECT count(*) AS pending FROM (  SELECT FROM webhook_deliveries o   JOIN webhook_deliveries p ON
-p.tenant_id = $1 AND p.webhook_id = o.webhook_id    AND p.status = 'pending'   WHERE o.tenant_id =
-$1 AND o.id = $2 LIMIT $3) x;
-
 -- webhook_deliveries_redeliver (handlers/webhooks/deliveries.cc)
-INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url, redelivery_of) VALUES
-($1, $2, $3, $4, $5, $6) RETURNING ca_delivery_json(tenant_id => tenant_id, id => id, webhook_id =>
-webhook_id, event_id => event_id, event => event, url => url, status => status, attempts =>
-attempts, next_attempt_at => CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at
-=> last_attempt_at, response_status => response_status, error => error, created_at => created_at,
-delivered_at => delivered_at, redelivery_of => redelivery_of) AS json;
+SELECT outcome, json FROM ca_webhook_redeliver(tenant_id => $1, delivery_id => $2::bigint,
+new_delivery_id => $3, max => $4::bigint, who => $5::jsonb);
+
+-- webhook_deliveries_redeliver_id (handlers/webhooks/deliveries.cc)
+SELECT nextval('webhook_deliveries_id_seq') AS delivery_id;
 
 -- events_feed (handlers/webhooks/events_feed.cc)
 SELECT id, ca_event_json(id => id, type => type, created_at => created_at,   payload => payload,
@@ -1313,27 +1254,15 @@ CROSS JOIN LATERAL (  SELECT id, type, created_at, payload, actor FROM events   
 AND type = wanted.type AND id > $2   ORDER BY id LIMIT $3) e ORDER BY e.id LIMIT $3;
 
 -- webhooks_create (handlers/webhooks/subscriptions.cc)
-WITH created AS (INSERT INTO webhooks (tenant_id, url, events, secret, description)   VALUES ($1,
-$2, $3::jsonb, $4, $5) RETURNING id, ca_webhook_json(id => id, url => url, events => events,
-description => description, is_active => is_active, disabled_at => disabled_at, disabled_reason =>
-disabled_reason, created_at => created_at, updated_at => updated_at) AS json), audit_entries AS
-(INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type,
-target_id, changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $6::jsonb ->> 'request_id' FROM (SELECT 'webhook.created',
-'webhook', h.id, NULL FROM created h) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($6::jsonb ->>
-'user_id')::bigint   AND ($6::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($6::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT h.json FROM created h;
+SELECT json FROM ca_webhook_create(tenant_id => $1, webhook_id => $2, url => $3::text, events =>
+$4::jsonb, secret => $5::text, description => $6::text, max => $7::bigint, refusal => $8::text, who
+=> $9::jsonb);
+
+-- webhooks_create_id (handlers/webhooks/subscriptions.cc)
+SELECT nextval('webhooks_id_seq') AS webhook_id;
 
 -- webhooks_delete (handlers/webhooks/subscriptions.cc)
 SELECT deleted FROM ca_webhook_delete(tenant_id => $1, webhook_id => $2::bigint, who => $3::jsonb);
-
--- webhooks_get (handlers/webhooks/subscriptions.cc)
-SELECT ca_webhook_json(id => id, url => url, events => events, description => description, is_active
-=> is_active, disabled_at => disabled_at, disabled_reason => disabled_reason, created_at =>
-created_at, updated_at => updated_at) AS json FROM webhooks WHERE tenant_id = $1 AND id = $2 AND
-deleted_at IS NULL;
 
 -- webhooks_list (handlers/webhooks/subscriptions.cc)
 WITH total AS (SELECT count(*) AS n FROM webhooks                WHERE tenant_id = $1 AND deleted_at
@@ -1343,68 +1272,21 @@ created_at => created_at, updated_at => updated_at) AS json FROM webhooks WHERE 
 deleted_at IS NULL          ORDER BY id LIMIT $2 OFFSET $3) SELECT total.n AS total, page.json FROM
 total LEFT JOIN page ON true ORDER BY page.id;
 
--- webhooks_lock_for_test (handlers/webhooks/subscriptions.cc)
-SELECT is_active FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE;
-
--- webhooks_move_pending (handlers/webhooks/subscriptions.cc)
-UPDATE webhook_deliveries SET url = $3 WHERE tenant_id = $1 AND webhook_id = $2 AND status =
-'pending' AND url <> $3   AND (lease_until IS NULL OR lease_until < now())   AND EXISTS (SELECT FROM
-webhooks w WHERE w.tenant_id = $1 AND w.id = $2               AND w.deleted_at IS NULL);
-
 -- webhooks_rotate_secret (handlers/webhooks/subscriptions.cc)
 SELECT rotated FROM ca_webhook_rotate_secret(tenant_id => $1, webhook_id => $2::bigint, secret =>
 $3::text, previous_hours => $4::integer, who => $5::jsonb);
 
 -- webhooks_send_test (handlers/webhooks/subscriptions.cc)
-WITH audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $4::jsonb ->> 'request_id' FROM (SELECT
-'webhook.tested', 'webhook', $2::bigint, NULL) AS x (action, target_type, target_id, changed) LEFT
-JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($4::jsonb ->>
-'user_id')::bigint   AND ($4::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($4::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name), new_events AS (INSERT INTO
-events (tenant_id, type, payload, actor)   SELECT $1, 'webhook.test', $3::jsonb, (SELECT
-jsonb_build_object('type', a.actor_type, 'id', a.actor_id, 'name',   a.actor_name) FROM
-audit_entries a WHERE a.actor_type = 'api_key' LIMIT 1)   RETURNING tenant_id, id, type) INSERT INTO
-webhook_deliveries (tenant_id, webhook_id, event_id, event, url) SELECT e.tenant_id, w.id, e.id,
-e.type, w.url FROM new_events e JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id =
-e.tenant_id RETURNING ca_delivery_json(tenant_id => tenant_id, id => id, webhook_id => webhook_id,
-event_id => event_id, event => event, url => url, status => status, attempts => attempts,
-next_attempt_at => CASE WHEN status = 'pending' THEN next_attempt_at END, last_attempt_at =>
-last_attempt_at, response_status => response_status, error => error, created_at => created_at,
-delivered_at => delivered_at, redelivery_of => redelivery_of) AS json;
+SELECT outcome, json FROM ca_webhook_test(tenant_id => $1, webhook_id => $2::bigint, event_id => $3,
+delivery_id => $4, payload => $5::jsonb, max => $6::bigint, who => $7::jsonb);
 
--- webhooks_stamp_disabled (handlers/webhooks/subscriptions.cc)
-UPDATE webhooks SET disabled_at = now(), disabled_reason = $3 WHERE tenant_id = $1 AND id = $2 AND
-deleted_at IS NULL AND NOT is_active   AND disabled_at IS NULL;
-
--- webhooks_under_cap (handlers/webhooks/subscriptions.cc)
-SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refused FROM webhooks
-WHERE tenant_id = $1 AND deleted_at IS NULL;
+-- webhooks_test_ids (handlers/webhooks/subscriptions.cc)
+SELECT nextval('events_id_seq') AS event_id, nextval('webhook_deliveries_id_seq') AS delivery_id;
 
 -- webhooks_update (handlers/webhooks/subscriptions.cc)
-WITH previous AS (SELECT id AS hook_id, url AS url_before, events AS events_before,   description AS
-description_before, is_active AS is_active_before FROM webhooks   WHERE tenant_id = $1 AND id = $2
-AND deleted_at IS NULL FOR UPDATE), updated AS (UPDATE webhooks SET url = COALESCE($3::text, url),
-events = COALESCE($4::jsonb, events),   description = CASE WHEN $5::boolean THEN $6::text ELSE
-description END,   is_active = COALESCE($7::boolean, is_active),   disabled_at = CASE WHEN
-$7::boolean THEN NULL ELSE disabled_at END,   disabled_reason = CASE WHEN $7::boolean THEN NULL ELSE
-disabled_reason END,   failing_since = CASE WHEN ($7::boolean AND NOT is_active) OR $3::text <> url
-THEN NULL     ELSE failing_since END,   updated_at = now() FROM previous o WHERE tenant_id = $1 AND
-id = o.hook_id RETURNING id, url, events, description, is_active, o.*), audit_entries AS (INSERT
-INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id,
-changed, request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT 'webhook.updated',
-'webhook', h.id, ca_changed(  jsonb_build_object('url', h.url_before, 'events',
-h.events_before,     'description', h.description_before, 'is_active',
-h.is_active_before),   jsonb_build_object('url', h.url, 'events', h.events,     'description',
-h.description, 'is_active', h.is_active),   '{url,events,description,is_active}') FROM updated h) AS
-x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name
-FROM users u WHERE u.id = ($8::jsonb ->> 'user_id')::bigint   AND ($8::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($8::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT id FROM updated h;
+SELECT json FROM ca_webhook_update(tenant_id => $1, webhook_id => $2::bigint, url => $3::text,
+events => $4::jsonb, description_sent => $5::boolean, description => $6::text, is_active =>
+$7::boolean, disabled_reason => $8::text, who => $9::jsonb);
 
 -- worker_announcements_publish_due (handlers/worker/announcements_tasks.cc)
 WITH due AS MATERIALIZED (SELECT id FROM announcements              WHERE tenant_id = $2 AND status

@@ -62,42 +62,31 @@ const Statement kUpdate{
 // Deleting a category detaches its products (docs/design/api-conventions.md), and a detached
 // product has changed: its category_id becomes null, its updated_at moves
 // and a product.updated event carries it, as if each had been updated
-// through the API. The first round trip locks the category, so no product
-// can join it (a product write checks the category under a key-share lock,
-// which waits for this one), then its live products in id order, as POST
-// /orders locks the products it names (order_create.cc), so the two cannot
-// deadlock.
-const Statement kLockForDelete{
-    "categories_lock_for_delete",
-    "SELECT 1 FROM categories WHERE tenant_id = $1 AND id = $2 FOR UPDATE"};
-const Statement kLockProductsForDelete{
-    "categories_lock_products_for_delete",
-    "SELECT 1 FROM products WHERE tenant_id = $1 AND category_id = $2 AND deleted_at IS NULL "
-    "ORDER BY id FOR NO KEY UPDATE"};
-
-// The second round trip detaches them, deletes the category and writes its
-// audit entry ($3 the caller, audit_who()): one entry, category.deleted;
-// the products it detached are not entries of their own (decision 0112).
-// updated_at is statement_timestamp(): this statement starts after every
-// lock is held, so after any product update that committed meanwhile (the
-// transaction's now() was before the waits); clock_timestamp() would do too but is VOLATILE, which
-// Citus refuses in an UPDATE of a distributed table. Soft-deleted products are detached in their
-// own statement too (no event, updated_at kept): on Citus the foreign key is NO ACTION (sql/027),
-// and on single-node its ON DELETE SET NULL then finds nothing left to do.
-const Statement kDelete{
-    "categories_delete",
-    "WITH moved AS ("
-    "  UPDATE products p SET category_id = NULL, updated_at = statement_timestamp() "
-    "  WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NULL "
-    "  RETURNING p.tenant_id, p.id, p.api_json), "
-    "deleted AS ("
-    "  UPDATE products p SET category_id = NULL "
-    "  WHERE p.tenant_id = $1 AND p.category_id = $2 AND p.deleted_at IS NOT NULL), "
-    "gone AS (DELETE FROM categories WHERE tenant_id = $1 AND id = $2 RETURNING id), "
-    CA_AUDIT_CTE("$1", "$3", "SELECT 'category.deleted', 'category', gone.id, NULL FROM gone") ", "
-    CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT m.tenant_id, 'product.updated', m.api_json::jsonb FROM moved m ORDER BY m.id") " "
-    "SELECT count(*) AS deleted FROM gone"};
+// through the API. The first send takes the events' ids from the
+// coordinator's sequence with the session check (send_check()), one per
+// live product of the category then (ca_category_delete_event_ids(),
+// sql/063). The second is one call of ca_category_delete() (sql/063), which
+// Citus runs whole on the tenant's worker
+// (docs/decisions/0139-webhook-order-status-and-category-delete-are-calls.md):
+// the locks (the category, then its live products in id order), the
+// detaching, the delete, its audit entry ($4 the caller, audit_who()) and
+// the events with their deliveries. `deleted` NULL: no such category, or,
+// with `ids_needed`, products joined it between the two sends: the handler
+// takes that many ids (kMoreEventIds) and calls again.
+const Statement kDeleteIds{
+    "categories_delete_ids",
+    "SELECT ca_category_delete_event_ids(tenant_id => $1, category_id => $2::bigint)::text "
+    "AS event_ids"};
+const Statement kMoreEventIds{
+    "categories_delete_more_ids",
+    "SELECT ARRAY(SELECT nextval('events_id_seq') FROM generate_series(1, $1::integer) "
+    "ORDER BY 1)::text AS event_ids"};
+const Statement kDelete{"categories_delete",
+                        "SELECT deleted, ids_needed FROM ca_category_delete(tenant_id => $1, "
+                        "category_id => $2::bigint, event_ids => $3::bigint[], who => $4::jsonb)"};
+// Calls at most: products joining a category while it is deleted, again and
+// again, get a 503 (try again) rather than a request that never ends.
+constexpr int kDeleteCalls = 3;
 
 Error not_found() { return Error::not_found("Category not found"); }
 
@@ -172,16 +161,21 @@ Result<Response> categories_update(Ctx& ctx) {
 }
 
 Result<Response> categories_delete(Ctx& ctx) {
-  // The locks with the session check, then the detaching and COMMIT (common/request_tx.h).
-  CA_TRY(w, send_first(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kLockForDelete, {who.tenant_id, ctx.req.params[0]}},
-                          {&kLockProductsForDelete, {who.tenant_id, ctx.req.params[0]}}};
+  CA_TRY(ids, send_check(ctx, Access::tenant_header(), [&](const Principal& who) {
+           return Queries{{&kDeleteIds, {who.tenant_id, ctx.req.params[0]}}};
          }));
-  if (w.results[0].rows().empty()) return not_found();
-  CA_TRY(done,
-         send_last(ctx, {{&kDelete, {w.who.tenant_id, ctx.req.params[0], audit_who(ctx, w.who)}}}));
-  (void)done;
-  return Response::success(200, "Category deleted");
+  const int64_t tenant_id = ids.who.tenant_id;
+  const std::string who = audit_who(ctx, ids.who);
+  std::string event_ids = ids.results[0].rows().str(0, "event_ids");
+  for (int call = 0; call < kDeleteCalls; ++call) {
+    CA_TRY(done, send_call(ctx, {{&kDelete, {tenant_id, ctx.req.params[0], event_ids, who}}}));
+    const Rows& rows = done[0].rows();
+    if (!rows.is_null(0, "deleted")) return Response::success(200, "Category deleted");
+    if (rows.is_null(0, "ids_needed")) return not_found();
+    CA_TRY(more, send_call(ctx, {{&kMoreEventIds, {rows.int64(0, "ids_needed")}}}));
+    event_ids = more[0].rows().str(0, "event_ids");
+  }
+  return Error::unavailable("Service temporarily unavailable", 1);
 }
 
 }  // namespace ca

@@ -21,45 +21,27 @@
 namespace ca {
 namespace {
 
-// Column: status. FOR NO KEY UPDATE: it serialises status changes without
-// blocking foreign-key checks on the order.
-const Statement kLock{"orders_status_lock",
-                      "SELECT o.status AS status FROM orders o "
-                      "WHERE o.tenant_id = $1 AND o.id = $2 FOR NO KEY UPDATE"};
+// The events' ids from the coordinator's sequence, with the session check
+// (send_check()): $1 how many (order.status_changed, and order.completed or
+// order.cancelled when the new status is final), in the order the events
+// are written.
+const Statement kEventIds{"orders_status_event_ids",
+                          "SELECT ARRAY(SELECT nextval('events_id_seq') "
+                          "FROM generate_series(1, $1::integer) ORDER BY 1)::text AS event_ids"};
 
-// $1 tenant, $2 order, $3 the new status, $4 the previous one. The change and
-// its events: order.status_changed, then order.completed or order.cancelled
-// when the new status is final (sql/026's payload). `counted` moves the order from
-// the old status's counter to the new one's in this connection's slot
-// (order_counts, sql/017 and sql/032), rows taken in status order as every
-// writer of them does, so that two changes sharing a slot queue instead of
-// deadlocking.
+// Then one call of ca_order_status() (sql/063), which Citus runs whole on
+// the tenant's worker
+// (docs/decisions/0139-webhook-order-status-and-category-delete-are-calls.md):
+// the order's row locked, the move judged against the status found ($4 the
+// statuses it may leave for $3), then the change, its counters, its audit
+// entry and its events with their deliveries. $6 the caller (audit_who()).
+// `previous` NULL: no such order; `changed` false: the move is refused,
+// nothing written. The order read back follows in the same send.
 const Statement kSetStatus{
     "orders_status_set",
-    "WITH changed AS ("
-    "  UPDATE orders SET status = $3, updated_at = now() "
-    "  WHERE tenant_id = $1 AND id = $2 "
-    "  RETURNING tenant_id, id, user_id, status, total_amount), "
-    "item_count AS (SELECT count(*) AS items FROM order_items WHERE tenant_id = $1 AND order_id = $2), "
-    "counted AS ("
-    "  INSERT INTO order_counts AS k (tenant_id, status, slot, n) "
-    "  SELECT $1, s.status, " CA_COUNTER_SLOT ", s.n "
-    "  FROM changed o CROSS JOIN (VALUES ($4::text, -1), ($3::text, 1)) AS s (status, n) "
-    "  WHERE $3::text <> $4::text ORDER BY s.status "
-    "  ON CONFLICT (tenant_id, status, slot) DO UPDATE SET n = k.n + EXCLUDED.n), "
-    CA_AUDIT_CTE("$1", "$5",
-        "SELECT 'order.status_changed', 'order', o.id, '{status}'::text[] FROM changed o") ", "
-    CA_AUDITED_EVENTS_CTE("$1",
-        "SELECT o.tenant_id, t.type, "
-        "  ca_order_event_json(order_id => o.id, user_id => o.user_id, status => o.status, "
-        "    total_amount => o.total_amount, items_count => c.items, "
-        "    previous_status => t.previous)"
-        "  ::jsonb "
-        "FROM changed o CROSS JOIN item_count c CROSS JOIN (VALUES (1, 'order.status_changed', $4::text), "
-        "                                       (2, 'order.' || $3::text, NULL)) "
-        "                               AS t (n, type, previous) "
-        "WHERE t.n = 1 OR $3::text IN ('completed', 'cancelled') ORDER BY t.n") " "
-    "SELECT count(*) AS changed FROM changed o"};
+    "SELECT previous, changed FROM ca_order_status(tenant_id => $1, order_id => $2::bigint, "
+    "status => $3::text, allowed_from => $4::text[], event_ids => $5::bigint[], "
+    "who => $6::jsonb)"};
 
 bool transition_allowed(std::string_view from, std::string_view to) {
   if (from == "pending") return to == "processing" || to == "cancelled";
@@ -85,22 +67,32 @@ Result<Response> orders_update_status(Ctx& ctx) {
   if (!body.ok() || !errs.empty())
     return refuse_before_write(ctx, Access::tenant_header(), body, errs);
 
-  // Round trip 1: the session check and the order, locked. 2: the change,
-  // its events, the order read back, COMMIT.
-  CA_TRY(w, send_first(ctx, Access::tenant_header(), [&](const Principal& who) {
-           return Queries{{&kLock, {who.tenant_id, id}}};
+  // Round trip 1: the session check and the events' ids. 2: the call and
+  // the order read back (with an Idempotency-Key, in one transaction).
+  const bool final = status.value == "completed" || status.value == "cancelled";
+  CA_TRY(ids, send_check(ctx, Access::tenant_header(), [&](const Principal&) {
+           return Queries{{&kEventIds, {final ? 2 : 1}}};
          }));
-  int64_t tenant_id = w.who.tenant_id;
-  Rows& locked = w.results[0].rows();
-  if (locked.empty()) return Error::not_found("Order not found");
-  std::string previous = locked.str(0, "status");
-  if (!transition_allowed(previous, status.value)) {
-    errs.add("status", "The order cannot move from " + previous + " to " + status.value + ".");
+  int64_t tenant_id = ids.who.tenant_id;
+  std::string allowed_from = "{";
+  for (std::string_view from : {"pending", "processing", "completed", "cancelled"}) {
+    if (!transition_allowed(from, status.value)) continue;
+    if (allowed_from.size() > 1) allowed_from += ",";
+    allowed_from += from;
+  }
+  allowed_from += "}";
+  CA_TRY(done,
+         send_call(ctx, {{&kSetStatus,
+                          {tenant_id, id, status.value, allowed_from,
+                           ids.results[0].rows().str(0, "event_ids"), audit_who(ctx, ids.who)}},
+                         order_load_query(tenant_id, id)}));
+  Rows& set = done[0].rows();
+  if (set.is_null(0, "previous")) return Error::not_found("Order not found");
+  if (!set.boolean(0, "changed")) {
+    errs.add("status",
+             "The order cannot move from " + set.str(0, "previous") + " to " + status.value + ".");
     return Error::invalid(errs);
   }
-  Queries writes{{&kSetStatus, {tenant_id, id, status.value, previous, audit_who(ctx, w.who)}},
-                 order_load_query(tenant_id, id)};
-  CA_TRY(done, send_last(ctx, writes));
   CA_TRY(order, order_from_result(done.back()));
   return Response::success(200, "Order status updated", std::move(order));
 }

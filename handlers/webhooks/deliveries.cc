@@ -28,49 +28,25 @@ const Statement kList{
     "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "
     "ORDER BY page.id DESC"};
 
-// $3 rows at most.
-const Statement kPendingCount{
-    "webhook_deliveries_pending_count",
-    "SELECT count(*) AS pending FROM ("
-    "  SELECT FROM webhook_deliveries "
-    "  WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'pending' LIMIT $3) p"};
-
-// The delivery to repeat, with its subscription's row locked (so that the
-// pending count after it sees every other redelivery's row): what the new
-// delivery copies, and whether its subscription can take one.
-const Statement kLockForRedelivery{
-    "webhook_deliveries_lock_for_redelivery",
-    "SELECT d.webhook_id, d.event_id, d.event, d.status, w.url, "
-    "       COALESCE(d.redelivery_of, d.id) AS message_of, w.is_active, "
-    "       w.deleted_at IS NOT NULL AS deleted "
-    "FROM webhook_deliveries d "
-    "JOIN webhooks w ON w.tenant_id = $1 AND w.id = d.webhook_id "
-    "WHERE d.tenant_id = $1 AND d.id = $2 "
-    "FOR UPDATE OF w"};
-
-// kPendingCount for the subscription of delivery $2.
-const Statement kPendingCountOfDelivery{
-    "webhook_deliveries_pending_count_of_delivery",
-    "SELECT count(*) AS pending FROM ("
-    "  SELECT FROM webhook_deliveries o "
-    "  JOIN webhook_deliveries p ON p.tenant_id = $1 AND p.webhook_id = o.webhook_id "
-    "   AND p.status = 'pending' "
-    "  WHERE o.tenant_id = $1 AND o.id = $2 LIMIT $3) x"};
-
-// The new delivery: the same event, to the subscription's URL of now ($5,
-// read under the lock above), with the message id ($6) of the delivery it
-// repeats and a fresh attempt budget. Plain VALUES: Citus planned an
-// INSERT ... SELECT from webhooks on every shard.
+// A redelivery: the new delivery's id from the coordinator's sequence, with
+// the session check (send_check()); then one call of ca_webhook_redeliver()
+// (sql/063), which Citus runs whole on the tenant's worker
+// (docs/decisions/0139-webhook-order-status-and-category-delete-are-calls.md):
+// the delivery to repeat, read with its subscription's row locked (so that
+// the pending count after it sees every other redelivery's row), whether its
+// subscription can take one, then the new delivery (the same event, to the
+// subscription's URL of now, with the message id of the delivery it repeats
+// and a fresh attempt budget, plain VALUES) and the audit entry
+// webhook.redelivered. $4 WEBHOOK_RESEND_MAX_PENDING, $5 the caller
+// (audit_who()). `outcome` says which refusal, or 'sent' with `json`.
+const Statement kRedeliverId{"webhook_deliveries_redeliver_id",
+                             "SELECT nextval('webhook_deliveries_id_seq') AS delivery_id"};
 const Statement kRedeliver{
     "webhook_deliveries_redeliver",
-    "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url, redelivery_of) "
-    "VALUES ($1, $2, $3, $4, $5, $6) RETURNING " CA_DELIVERY_JSON};
+    "SELECT outcome, json FROM ca_webhook_redeliver(tenant_id => $1, delivery_id => $2::bigint, "
+    "new_delivery_id => $3, max => $4::bigint, who => $5::jsonb)"};
 
 }  // namespace
-
-Db::Query pending_count_query(int64_t tenant_id, int64_t webhook_id, int64_t max) {
-  return {&kPendingCount, {tenant_id, webhook_id, max}};
-}
 
 // A new pending delivery of a finished delivery's event to the same
 // subscription, with the same webhook-id (receivers deduplicate on it):
@@ -78,29 +54,22 @@ Db::Query pending_count_query(int64_t tenant_id, int64_t webhook_id, int64_t max
 Result<Response> deliveries_redeliver(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
   const int64_t max = ctx.config.webhook_resend_max_pending;
-  // The pending count runs after the lock, as a statement of its own.
-  CA_TRY(w, send_first(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
-           return Queries{{&kLockForRedelivery, {tenant_id, id}},
-                          {&kPendingCountOfDelivery, {tenant_id, id, max}}};
+  CA_TRY(ids, send_check(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [](const Principal&) {
+           return Queries{{&kRedeliverId, {}}};
          }));
-  Rows& d = w.results[0].rows();
-  if (d.empty()) return Error::not_found("Delivery not found");
-  if (d.boolean(0, "deleted")) return Error::bad_request("The webhook of this delivery is deleted");
-  if (!d.boolean(0, "is_active")) {
+  CA_TRY(done, send_call(ctx, {{&kRedeliver,
+                                {tenant_id, id, ids.results[0].rows().int64(0, "delivery_id"), max,
+                                 audit_who(ctx, ids.who)}}}));
+  Rows& r = done[0].rows();
+  const std::string outcome = r.str(0, "outcome");
+  if (outcome == "not_found") return Error::not_found("Delivery not found");
+  if (outcome == "deleted") return Error::bad_request("The webhook of this delivery is deleted");
+  if (outcome == "disabled") {
     return Error::bad_request("The webhook of this delivery is disabled; enable it first");
   }
-  if (d.text(0, "status") == "pending") {
-    return Error::bad_request("The delivery is still pending");
-  }
-  if (w.results[1].rows().int64(0, "pending") >= max) {  // rolled back
-    return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
-  }
-  CA_TRY(done, send_last(ctx, {{&kRedeliver,
-                                {tenant_id, d.int64(0, "webhook_id"), d.int64(0, "event_id"),
-                                 d.str(0, "event"), d.str(0, "url"), d.int64(0, "message_of")}},
-                               audit_query(ctx, w.who, "webhook.redelivered", "webhook",
-                                           d.int64(0, "webhook_id"))}));
-  return Response::text(202, "{\"data\":" + done[0].rows().str(0, "json") + "}");
+  if (outcome == "pending") return Error::bad_request("The delivery is still pending");
+  if (outcome == "limit") return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
+  return Response::text(202, "{\"data\":" + r.str(0, "json") + "}");
 }
 
 Result<Response> deliveries_list(Ctx& ctx) {

@@ -13,7 +13,6 @@
 #include "net_guard.h"
 #include "page_rows.h"
 #include "request_tx.h"
-#include "user_turn.h"
 #include "validate.h"
 #include "webhook_signature.h"
 #include "webhooks.h"
@@ -28,29 +27,20 @@ namespace {
   "disabled_reason => disabled_reason, created_at => created_at, "                       \
   "updated_at => updated_at) AS json"
 
-// Creates take turns per tenant at a row of cap_locks (sql/039) on the
-// tenant's own shard, taken first in the create's transaction with an
-// upsert that changes nothing: a second create waits for the first to
-// commit, so its count (a statement of its own, hence a snapshot taken after
-// the lock) sees the first one's row. Not the tenants row: on Citus that is
-// a reference table's, whose lock can be released before the other create's
-// row is visible on the tenant's worker (decision 0060).
-// $2: WEBHOOKS_MAX_PER_TENANT, $3 the refusal's text: at the cap the count
-// raises CA422 (a 422 under "limit"), which rolls the request back. Sent
-// after the tenant's turn (common/user_turn.h), in a statement of its own:
-// its snapshot sees every create of the tenant committed before.
-const Statement kUnderCap{
-    "webhooks_under_cap",
-    "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
-    "END AS refused FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL"};
-
-// $6 the caller (audit_who()): the audit entry webhook.created.
+// A create: the subscription's id from the coordinator's sequence, with the
+// session check (send_check()); then one call of ca_webhook_create()
+// (sql/063), which Citus runs whole on the tenant's worker
+// (docs/decisions/0139-webhook-order-status-and-category-delete-are-calls.md):
+// the tenant's turn at its row of cap_locks (sql/039), the count under
+// WEBHOOKS_MAX_PER_TENANT ($7; at the cap it raises CA422 with $8, a 422
+// under "limit", which rolls the call back), the subscription and its audit
+// entry webhook.created ($9 the caller, audit_who()).
+const Statement kCreateId{"webhooks_create_id", "SELECT nextval('webhooks_id_seq') AS webhook_id"};
 const Statement kCreate{
     "webhooks_create",
-    "WITH created AS (INSERT INTO webhooks (tenant_id, url, events, secret, description) "
-    "  VALUES ($1, $2, $3::jsonb, $4, $5) RETURNING id, " CA_WEBHOOK_JSON "), "
-    CA_AUDIT_CTE("$1", "$6", "SELECT 'webhook.created', 'webhook', h.id, NULL FROM created h") " "
-    "SELECT h.json FROM created h"};
+    "SELECT json FROM ca_webhook_create(tenant_id => $1, webhook_id => $2, url => $3::text, "
+    "events => $4::jsonb, secret => $5::text, description => $6::text, max => $7::bigint, "
+    "refusal => $8::text, who => $9::jsonb)"};
 
 // The page and the total in one round trip; deleted subscriptions are gone.
 const Statement kList{"webhooks_list",
@@ -73,59 +63,23 @@ const Statement kDelete{"webhooks_delete",
                         "webhook_id => $2::bigint, who => $3::jsonb)"};
 
 // An update: $3 url, $4 events (jsonb text), $7 is_active: NULL leaves the
-// field as it is; $5 whether description was sent, $6 its value. Enabling
+// field as it is; $5 whether description was sent, $6 its value; $8 the
+// reason a disabling update stamps; $9 the caller (audit_who()). Enabling
 // clears the disabled state and the failing mark (the subscription starts
 // afresh: the run of failures that disabled it does not disable it again
 // before WEBHOOK_DISABLE_AFTER_HOURS more); so does a new URL, which is a
-// new receiver. $8 the caller (audit_who()): the audit entry webhook.updated,
-// whose `changed` compares the fields an update takes before (`previous`, locked
-// first: the update joins it) and after.
+// new receiver and takes the subscription's pending deliveries that no
+// worker holds (their retries go to the receiver the ADMIN fixed). With the
+// audit entry webhook.updated: one call of ca_webhook_update() (sql/063),
+// which Citus runs whole on the tenant's worker
+// (docs/decisions/0139-webhook-order-status-and-category-delete-are-calls.md).
+// `json` NULL: no such live subscription.
 const Statement kUpdate{
     "webhooks_update",
-    "WITH previous AS (SELECT id AS hook_id, url AS url_before, events AS events_before, "
-    "  description AS description_before, is_active AS is_active_before FROM webhooks "
-    "  WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE), "
-    "updated AS (UPDATE webhooks "
-    "SET url = COALESCE($3::text, url), events = COALESCE($4::jsonb, events), "
-    "  description = CASE WHEN $5::boolean THEN $6::text ELSE description END, "
-    "  is_active = COALESCE($7::boolean, is_active), "
-    "  disabled_at = CASE WHEN $7::boolean THEN NULL ELSE disabled_at END, "
-    "  disabled_reason = CASE WHEN $7::boolean THEN NULL ELSE disabled_reason END, "
-    "  failing_since = CASE WHEN ($7::boolean AND NOT is_active) OR $3::text <> url THEN NULL "
-    "    ELSE failing_since END, "
-    "  updated_at = now() "
-    "FROM previous o WHERE tenant_id = $1 AND id = o.hook_id "
-    "RETURNING id, url, events, description, is_active, o.*), "
-    CA_AUDIT_CTE("$1", "$8",
-        "SELECT 'webhook.updated', 'webhook', h.id, ca_changed("
-        "  jsonb_build_object('url', h.url_before, 'events', h.events_before, "
-        "    'description', h.description_before, 'is_active', h.is_active_before), "
-        "  jsonb_build_object('url', h.url, 'events', h.events, "
-        "    'description', h.description, 'is_active', h.is_active), "
-        "  '{url,events,description,is_active}') FROM updated h") " "
-    "SELECT id FROM updated h"};
-
-// Disabled by the update (is_active false, no date yet): when and why. A
-// statement of its own, as Citus refuses now() inside a CASE of an UPDATE.
-const Statement kStampDisabled{
-    "webhooks_stamp_disabled",
-    "UPDATE webhooks SET disabled_at = now(), disabled_reason = $3 "
-    "WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND NOT is_active "
-    "  AND disabled_at IS NULL"};
-
-// A new URL also takes the subscription's pending deliveries that no worker
-// holds: their retries go to the receiver the ADMIN fixed. $3 the new URL.
-const Statement kMovePending{
-    "webhooks_move_pending",
-    "UPDATE webhook_deliveries SET url = $3 "
-    "WHERE tenant_id = $1 AND webhook_id = $2 AND status = 'pending' AND url <> $3 "
-    "  AND (lease_until IS NULL OR lease_until < now()) "
-    "  AND EXISTS (SELECT FROM webhooks w WHERE w.tenant_id = $1 AND w.id = $2 "
-    "              AND w.deleted_at IS NULL)"};
-
-const Statement kGet{"webhooks_get",
-                     "SELECT " CA_WEBHOOK_JSON
-                     " FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL"};
+    "SELECT json FROM ca_webhook_update(tenant_id => $1, webhook_id => $2::bigint, "
+    "url => $3::text, events => $4::jsonb, description_sent => $5::boolean, "
+    "description => $6::text, is_active => $7::boolean, disabled_reason => $8::text, "
+    "who => $9::jsonb)"};
 
 // $3 the new secret. The one it replaces signs beside it for
 // kPreviousSecretHours (the worker sends both signatures meanwhile); a
@@ -139,30 +93,25 @@ const Statement kRotate{"webhooks_rotate_secret",
                         "$4::integer, who => $5::jsonb)"};
 constexpr int kPreviousSecretHours = 24;
 
-// A test event first locks the subscription's row and reads whether it is
-// enabled; pending_count_query() follows as a statement of its own, with a
-// snapshot taken after the lock, so that two test events at once count each
-// other's delivery.
-const Statement kLockForTest{
-    "webhooks_lock_for_test",
-    "SELECT is_active FROM webhooks WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL "
-    "FOR UPDATE"};
-
-// A `webhook.test` event and its one delivery, to this subscription only
-// (never fanned out: the subscriptions' event lists cannot name it). $3 the
-// payload, $4 the caller (audit_who()): the audit entry webhook.tested
-// (decision 0112).
+// A test event: its event's and delivery's ids from the coordinator's
+// sequences, with the session check (send_check()); then one call of
+// ca_webhook_test() (sql/063), which Citus runs whole on the tenant's worker
+// (docs/decisions/0139-webhook-order-status-and-category-delete-are-calls.md):
+// the subscription's row locked, whether it is enabled, the pending count
+// after the lock (so that two test events at once count each other's
+// delivery), then the audit entry webhook.tested (decision 0112), the
+// `webhook.test` event ($5 its payload) and its one delivery, to this
+// subscription only (never fanned out: the subscriptions' event lists
+// cannot name it). $6 WEBHOOK_RESEND_MAX_PENDING, $7 the caller
+// (audit_who()). `outcome` says which refusal, or 'sent' with `json`.
+const Statement kTestIds{"webhooks_test_ids",
+                         "SELECT nextval('events_id_seq') AS event_id, "
+                         "nextval('webhook_deliveries_id_seq') AS delivery_id"};
 const Statement kSendTest{
     "webhooks_send_test",
-    "WITH " CA_AUDIT_CTE("$1", "$4",
-        "SELECT 'webhook.tested', 'webhook', $2::bigint, NULL") ", "
-    "new_events AS (INSERT INTO events (tenant_id, type, payload, actor) "
-    "  SELECT $1, 'webhook.test', $3::jsonb, " CA_EVENT_ACTOR_OF_AUDIT_ENTRIES " "
-    "  RETURNING tenant_id, id, type) "
-    "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url) "
-    "SELECT e.tenant_id, w.id, e.id, e.type, w.url FROM new_events e "
-    "JOIN webhooks w ON w.tenant_id = $1 AND w.id = $2 AND w.tenant_id = e.tenant_id "
-    "RETURNING " CA_DELIVERY_JSON};
+    "SELECT outcome, json FROM ca_webhook_test(tenant_id => $1, webhook_id => $2::bigint, "
+    "event_id => $3, delivery_id => $4, payload => $5::jsonb, max => $6::bigint, "
+    "who => $7::jsonb)"};
 
 constexpr size_t kMaxDescription = 500;
 constexpr const char* kDisabledByAdmin = "Disabled by an ADMIN";
@@ -247,18 +196,17 @@ Result<Response> webhooks_create(Ctx& ctx) {
   std::optional<std::string> desc;
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::string secret = webhook_secret_generate();
-  // Round trip 2: the session check again, the tenant's turn, the count
-  // under the cap and the insert, in one transaction.
-  CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
-           Queries q = turn_under_cap(
-               tenant_turn(tenant_id), kUnderCap, tenant_id, ctx.config.webhooks_max_per_tenant,
-               "webhook subscriptions per tenant", "WEBHOOKS_MAX_PER_TENANT");
-           q.push_back({&kCreate,
-                        {tenant_id, url.value, json_dump(events.get()), secret, desc,
-                         audit_who(ctx, who)}});
-           return q;
-         }));
-  Rows& r = w.results[2].rows();
+  // Round trip 2: the session check again and the id; 3: the call (with an
+  // Idempotency-Key, in one transaction).
+  CA_TRY(ids, send_check(ctx, access, [](const Principal&) { return Queries{{&kCreateId, {}}}; }));
+  const int64_t max = ctx.config.webhooks_max_per_tenant;
+  CA_TRY(w, send_call(ctx, {{&kCreate,
+                             {tenant_id, ids.results[0].rows().int64(0, "webhook_id"), url.value,
+                              json_dump(events.get()), secret, desc, max,
+                              Error::limit_message("webhook subscriptions per tenant", max,
+                                                   "WEBHOOKS_MAX_PER_TENANT"),
+                              audit_who(ctx, ids.who)}}}));
+  Rows& r = w[0].rows();
   // The secret is shown here only; lists never include it. It is base64
   // after a prefix: nothing in it needs escaping.
   const std::string quoted = "\"" + secret + "\"";
@@ -293,19 +241,14 @@ Result<Response> webhooks_update(Ctx& ctx) {
   if (description.has_value() && !description.value.empty()) desc = description.value;
   std::optional<bool> active;
   if (is_active.has_value()) active = is_active.value;
-  // One round trip: the session check, the update, its consequences and
-  // the subscription as it now is, in one transaction.
+  // One round trip: the session check and the call (common/request_tx.h).
   CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
-           Queries q{{&kUpdate,
-                      {tenant_id, id, new_url, new_events, description.present, desc, active,
-                       audit_who(ctx, who)}},
-                     {&kStampDisabled, {tenant_id, id, kDisabledByAdmin}}};
-           if (new_url) q.push_back({&kMovePending, {tenant_id, id, *new_url}});
-           q.push_back({&kGet, {tenant_id, id}});
-           return q;
+           return Queries{{&kUpdate,
+                           {tenant_id, id, new_url, new_events, description.present, desc, active,
+                            kDisabledByAdmin, audit_who(ctx, who)}}};
          }));
-  Rows& r = w.results.back().rows();
-  if (r.empty()) return Error::not_found("Webhook not found");
+  Rows& r = w.results[0].rows();
+  if (r.is_null(0, "json")) return Error::not_found("Webhook not found");
   return Response::text(200, r.str(0, "json"));
 }
 
@@ -328,21 +271,24 @@ Result<Response> webhooks_rotate_secret(Ctx& ctx) {
 Result<Response> webhooks_send_test(Ctx& ctx) {
   const int64_t tenant_id = ctx.req.params[0], id = ctx.req.params[1];
   const int64_t max = ctx.config.webhook_resend_max_pending;
+  CA_TRY(ids, send_check(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [](const Principal&) {
+           return Queries{{&kTestIds, {}}};
+         }));
+  const Rows& id_rows = ids.results[0].rows();
+  const std::string payload = "{\"webhook_id\":" + std::to_string(id) + "}";
   CA_TRY(
-      w, send_first(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal&) {
-        return Queries{{&kLockForTest, {tenant_id, id}}, pending_count_query(tenant_id, id, max)};
-      }));
-  Rows& hook = w.results[0].rows();
-  if (hook.empty()) return Error::not_found("Webhook not found");
-  if (!hook.boolean(0, "is_active")) {
+      done,
+      send_call(ctx, {{&kSendTest,
+                       {tenant_id, id, id_rows.int64(0, "event_id"),
+                        id_rows.int64(0, "delivery_id"), payload, max, audit_who(ctx, ids.who)}}}));
+  Rows& r = done[0].rows();
+  const std::string outcome = r.str(0, "outcome");
+  if (outcome == "not_found") return Error::not_found("Webhook not found");
+  if (outcome == "disabled") {
     return Error::bad_request("The webhook is disabled; enable it before sending a test event");
   }
-  if (w.results[1].rows().int64(0, "pending") >= max) {
-    return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
-  }
-  const std::string payload = "{\"webhook_id\":" + std::to_string(id) + "}";
-  CA_TRY(done, send_last(ctx, {{&kSendTest, {tenant_id, id, payload, audit_who(ctx, w.who)}}}));
-  return Response::text(202, "{\"data\":" + done[0].rows().str(0, "json") + "}");
+  if (outcome == "limit") return Error::limit_reached(kPendingLimitWhat, max, kPendingLimitSetting);
+  return Response::text(202, "{\"data\":" + r.str(0, "json") + "}");
 }
 
 Result<Response> webhooks_list(Ctx& ctx) { return path_tenant_page(ctx, kList, Role::kAdmin); }

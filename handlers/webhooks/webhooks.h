@@ -27,11 +27,10 @@ namespace ca {
   "redelivery_of => redelivery_of) AS json"
 
 // Redeliveries and test events of a subscription stop at
-// WEBHOOK_RESEND_MAX_PENDING pending deliveries (decision 0103): a column
-// `pending`, counting at most `max` rows. Sent after the subscription's row
-// is locked, in a statement of its own, so that it sees every delivery
-// another redelivery or test committed before.
-Db::Query pending_count_query(int64_t tenant_id, int64_t webhook_id, int64_t max);
+// WEBHOOK_RESEND_MAX_PENDING pending deliveries (decision 0103), counted
+// after the subscription's row is locked, in a statement of its own, so that
+// the count sees every delivery another redelivery or test committed before
+// (ca_webhook_test(), ca_webhook_redeliver(): sql/063).
 inline constexpr std::string_view kPendingLimitWhat = "pending deliveries per webhook subscription";
 inline constexpr std::string_view kPendingLimitSetting = "WEBHOOK_RESEND_MAX_PENDING";
 

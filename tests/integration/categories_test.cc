@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -476,6 +477,70 @@ TEST(Categories, DeleteWritesProductUpdatedForEachDetachedProduct) {
   EXPECT_EQ(
       category(now[0]) + "," + category(now[1]) + "," + category(now[2]) + "," + category(now[3]),
       "null,null," + to_string(kept) + ",null");
+  // The receiver does not exist: stop the worker retrying for the rest of the run.
+  EXPECT_EQ(
+      http("DELETE", "/api/v2/admin/webhooks/" + s.tid() + "?id=" + to_string(hook.integer("id")),
+           s.call())
+          .status,
+      200);
+}
+
+// The delete's events take their ids from the coordinator in its first
+// send, one per live product of the category then
+// (docs/decisions/0139-webhook-order-status-and-category-delete-are-calls.md).
+// A product that joins the category after that send and before the delete's
+// locks has no id: the call writes nothing and says how many it needs, and
+// the handler takes them and calls again. The test's transaction holds the
+// category's lock while the delete waits for it, and adds the product.
+TEST(Categories, DeleteTakesMoreEventIdsForAProductThatJoinedAfterItsFirstSend) {
+  Scope s = fresh_scope(admin_token());
+  HttpResponse hook =
+      http("POST", "/api/v2/admin/webhooks/" + s.tid(),
+           s.call(R"({"url":"http://127.0.0.1:1024/hook","events":["product.updated"]})"));
+  ASSERT_EQ(hook.status, 201) << hook.body;
+  int64_t id = create_category(s, "Joined");
+  HttpResponse first =
+      http("POST", "/api/v2/admin/products",
+           s.call(R"({"name":"First","price":1,"category_id":)" + to_string(id) + "}"));
+  ASSERT_EQ(first.status, 201) << first.body;
+  std::string before = sql_one("SELECT max(id) FROM events");
+  PgConn conn = connect_database();
+  ASSERT_TRUE(conn);
+  ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
+  ASSERT_TRUE(exec_ok(conn.get(), "SELECT FROM categories WHERE tenant_id = " + s.tid() +
+                                      " AND id = " + to_string(id) + " FOR UPDATE"));
+  std::future<HttpResponse> deleted = std::async(std::launch::async, [&] {
+    return http("DELETE", std::string(kBase) + "/" + to_string(id), s.call());
+  });
+  bool waiting = wait_for_lock_wait("SELECT deleted, ids_needed FROM ca_category_delete(%");
+  EXPECT_TRUE(
+      exec_ok(conn.get(), "INSERT INTO products (tenant_id, name, price, category_id) VALUES (" +
+                              s.tid() + ", 'Late', 1, " + to_string(id) + ")"));
+  // EXPECT, not ASSERT: the delete must be waited for before `conn` goes.
+  EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
+  EXPECT_TRUE(waiting) << "the delete did not wait for the category's lock";
+  expect_body(deleted.get(), 200, R"({"success":true,"message":"Category deleted"})");
+  std::string late =
+      sql_one("SELECT id FROM products WHERE tenant_id = " + s.tid() + " AND name = 'Late'");
+  // Both products detached, one event each, in id order, with their deliveries.
+  EXPECT_EQ(sql_one("SELECT count(*) FROM products WHERE tenant_id = " + s.tid() +
+                    " AND category_id IS NOT NULL"),
+            "0");
+  std::string mine = " FROM events WHERE tenant_id = " + s.tid() + " AND id > " + before;
+  EXPECT_EQ(sql("SELECT type || '|' || (payload->>'id') || '|' || "
+                "coalesce(payload->>'category_id', 'null')" +
+                mine + " ORDER BY id"),
+            (std::vector<std::string>{"product.updated|" + to_string(first.integer("id")) + "|null",
+                                      "product.updated|" + late + "|null"}));
+  EXPECT_EQ(sql_one("SELECT count(*) FROM webhook_deliveries WHERE tenant_id = " + s.tid() +
+                    " AND webhook_id = " + to_string(hook.integer("id")) +
+                    " AND event = 'product.updated' AND event_id > " + before),
+            "2");
+  EXPECT_EQ(sql_one("SELECT count(*) FROM audit_log WHERE tenant_id = " + s.tid() +
+                    " AND action = 'category.deleted' AND target_id = " + to_string(id)),
+            "1");
+  // The coordinator's ids: on Citus a worker's sequence starts at its group id << 48.
+  EXPECT_EQ(sql_one("SELECT bool_and(id < 281474976710656)::text" + mine), "true");
   // The receiver does not exist: stop the worker retrying for the rest of the run.
   EXPECT_EQ(
       http("DELETE", "/api/v2/admin/webhooks/" + s.tid() + "?id=" + to_string(hook.integer("id")),

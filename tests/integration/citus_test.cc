@@ -682,14 +682,6 @@ TEST_F(Citus, ATenantsReadsOnItsWorkerArePreparedWithItsId) {
 // it must still be more than one (or leave the table). The test prints what
 // each route did ("[ findings ]").
 const std::map<std::string, std::string> kNotYetOneRouterTask = {
-    {"category delete",
-     "detaches products, one product.updated event each: the events' ids would have to come "
-     "from the coordinator before the call, their number known only after the lock"},
-    {"webhook create", "INSERT CTE (audit)"},
-    {"webhook update", "INSERT CTE (audit)"},
-    {"webhook test", "INSERT CTEs (event, delivery, audit)"},
-    {"webhook redeliver", "INSERT CTE (delivery), audit_query"},
-    {"order status change", "INSERT CTEs (audit, counters, events, deliveries)"},
     {"invitation create", "INSERT CTE (audit)"},
     {"member role change", "event_query() and audit_query(): INSERT ... SELECT statements"},
     {"member removal",

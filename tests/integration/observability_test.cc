@@ -385,8 +385,8 @@ TEST(RoundTrips, PostOrdersTakesTwoRoundTripsAndThreeWithAnIdempotencyKey) {
   EXPECT_EQ(sql("SELECT count(*) FROM orders WHERE tenant_id = " + to_string(s.tenant)),
             std::vector<std::string>{"3"});
 
-  // A status change looks at the order first: the check and the lock; the
-  // change, its events, the order read back and COMMIT.
+  // A status change: the check with the events' ids; the call (the lock,
+  // the change, its events, sql/063) and the order read back.
   std::string order = sql("SELECT max(id) FROM orders WHERE tenant_id = " + to_string(s.tenant))[0];
   std::string status = unique("status");
   ASSERT_EQ(post(handler, kUri + "/" + order + "/status", s.buyer.token, status,
@@ -433,6 +433,76 @@ TEST(RoundTrips, PostCategoryCreateTakesTwoRoundTrips) {
   ASSERT_EQ(post(handler, kUri, s.buyer.token, created, R"({"name":"Trip"})", tenant),
             "Status: 201 Created");
   EXPECT_EQ(round_trips(handler, created), 2);
+}
+
+// A category's delete: the session check with its events' ids (one per
+// product it detaches), then one call that locks, detaches, deletes and
+// writes the audit entry and the events (sql/063).
+TEST(RoundTrips, CategoryDeleteTakesTwoRoundTrips) {
+  OrderShop s = order_shop();
+  std::string admin = admin_token();
+  OwnHandler handler("commerce-admin-categories", "trips-category-delete",
+                     {{"LOG_FORMAT", "json"}});
+  std::map<std::string, std::string> tenant{{"HTTP_X_TENANT_ID", to_string(s.tenant)}};
+  auto remove = [&](const std::string& name, const std::string& id) {
+    HttpResponse made = http(
+        "POST", "/api/v2/admin/category/create",
+        {.token = admin, .tenant = to_string(s.tenant), .body = R"({"name":")" + name + R"("})"});
+    EXPECT_EQ(made.status, 201) << made.body;
+    std::string category =
+        sql_one("SELECT max(id) FROM categories WHERE tenant_id = " + to_string(s.tenant));
+    HttpResponse product =
+        http("POST", "/api/v2/admin/products",
+             {.token = admin,
+              .tenant = to_string(s.tenant),
+              .body = R"({"name":"In","price":1,"category_id":)" + category + "}"});
+    EXPECT_EQ(product.status, 201) << product.body;
+    return handler
+        .call({.method = "DELETE",
+               .uri = "/api/v2/admin/category/" + category,
+               .token = admin,
+               .request_id = id,
+               .params = tenant})
+        .status;
+  };
+  // The handler's first request opens its connection.
+  ASSERT_EQ(remove("Warm", unique("warm")), "Status: 200 OK");
+  std::string deleted = unique("deleted");
+  ASSERT_EQ(remove("Trip", deleted), "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, deleted), 2);
+}
+
+// A webhook's create: the caller's check before its URL's host is resolved,
+// then the session check with the subscription's id, then one call that
+// takes the tenant's turn, counts and writes it with its audit entry
+// (sql/063). Its update: the caller's check, then the check and the call.
+// A test event: the check with the event's and delivery's ids, the call.
+TEST(RoundTrips, WebhookWritesTakeTwoOrThreeRoundTrips) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("trips-hooks"));
+  OwnHandler handler("commerce-admin-webhooks", "trips-webhooks", {{"LOG_FORMAT", "json"}});
+  const std::string base = "/api/v2/admin/webhooks/" + to_string(tenant);
+  const std::string body = R"({"url":"http://127.0.0.1:1024/trips","events":["order.created"]})";
+  // The handler's first request opens its connection.
+  ASSERT_EQ(post(handler, base, admin, unique("warm"), body), "Status: 201 Created");
+  std::string created = unique("created");
+  ASSERT_EQ(post(handler, base, admin, created, body), "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, created), 3);
+  std::string hook = sql_one("SELECT max(id) FROM webhooks WHERE tenant_id = " + to_string(tenant));
+  std::string updated = unique("updated");
+  ASSERT_EQ(post(handler, base + "/" + hook, admin, updated, R"({"description":"Trips"})"),
+            "Status: 200 OK");
+  EXPECT_EQ(round_trips(handler, updated), 2);
+  std::string tested = unique("tested");
+  // (The handler's status line names no reason for 202: common/http.cc.)
+  ASSERT_EQ(post(handler, base + "/" + hook + "/test", admin, tested, "").substr(0, 11),
+            "Status: 202");
+  EXPECT_EQ(round_trips(handler, tested), 2);
+  // The receiver does not exist: stop the worker retrying for the rest of the run.
+  for (const std::string& id :
+       sql("SELECT id FROM webhooks WHERE tenant_id = " + to_string(tenant))) {
+    EXPECT_EQ(http("DELETE", base + "?id=" + id, {.token = admin}).status, 200);
+  }
 }
 
 // A tenant's update: the session check and the update; a new time zone is

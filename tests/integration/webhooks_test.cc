@@ -421,11 +421,12 @@ TEST_F(WebhooksTest, ATenantsSubscriptionsStopAtTheCapAndADeletedOneFreesItsSlot
 }
 
 // Two creates at once cannot both take the last slot: a create waits for
-// the tenant's other create (its turn, an advisory lock of the coordinator,
-// common/user_turn.h) and then counts that one's row. The test's
+// the tenant's other create (its turn, the tenant's row of cap_locks,
+// sql/063's ca_webhook_create()) and then counts that one's row. The test's
 // transaction plays the other create: it takes the same turn and writes
 // the last subscription, which the waiting create cannot see until it
-// commits. On Citus the turn is released only after the workers committed.
+// commits. On Citus the whole create runs on the tenant's worker, where the
+// turn is released with its one commit.
 TEST_F(WebhooksTest, ACreateWaitsForTheTenantsOtherCreateAndCountsItsRow) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);
@@ -437,13 +438,15 @@ TEST_F(WebhooksTest, ACreateWaitsForTheTenantsOtherCreateAndCountsItsRow) {
   ASSERT_TRUE(conn);
   const std::string t = to_string(tenant);
   ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
-  ASSERT_TRUE(exec_ok(conn.get(),
-                      "SELECT pg_advisory_xact_lock(6002, (" + t + "::bigint & 2147483647)::int)"));
+  ASSERT_TRUE(
+      exec_ok(conn.get(), "INSERT INTO cap_locks AS l (tenant_id, collection) VALUES (" + t +
+                              ", 'webhook subscriptions') ON CONFLICT (tenant_id, collection) "
+                              "DO UPDATE SET collection = l.collection"));
   ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO webhooks (tenant_id, url, events, secret) VALUES (" +
                                       t + ", 'http://example.com/last', '[\"*\"]', 'whsec_test')"));
   std::future<HttpResponse> create = std::async(
       std::launch::async, [&] { return post_hook(admin, tenant, "http://example.com/racing"); });
-  bool waiting = wait_for_lock_wait("SELECT pg_advisory_xact_lock(6002%");
+  bool waiting = wait_for_lock_wait("SELECT json FROM ca_webhook_create(%");
   // EXPECT, not ASSERT: the create must be waited for before `conn` goes.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the create did not wait for the tenant's other create";

@@ -1225,15 +1225,15 @@ updated t;
 
 -- deliveries_list (handlers/webhooks/deliveries.cc)
 WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE tenant_id = $1 AND ($2::bigint IS
-NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)), page AS (SELECT id,
+NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)), page AS (SELECT id, created_at,
 ca_delivery_json(tenant_id => tenant_id, id => id, webhook_id => webhook_id, event_id => event_id,
 event => event, url => url, status => status, attempts => attempts, next_attempt_at => CASE WHEN
 status = 'pending' THEN next_attempt_at END, last_attempt_at => last_attempt_at, response_status =>
 response_status, error => error, created_at => created_at, delivered_at => delivered_at,
 redelivery_of => redelivery_of) AS json FROM webhook_deliveries WHERE tenant_id = $1 AND ($2::bigint
-IS NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)         ORDER BY id DESC LIMIT $4
-OFFSET $5) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.id
-DESC;
+IS NULL OR webhook_id = $2) AND ($3::text IS NULL OR status = $3)         ORDER BY created_at DESC,
+id DESC LIMIT $4 OFFSET $5) SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true
+ORDER BY page.created_at DESC, page.id DESC;
 
 -- webhook_deliveries_redeliver (handlers/webhooks/deliveries.cc)
 SELECT outcome, json FROM ca_webhook_redeliver(tenant_id => $1, delivery_id => $2::bigint,

@@ -1,5 +1,6 @@
-// Delivery records: one row per (event, subscription), newest first. Records
-// of deleted subscriptions stay listable.
+// Delivery records: one row per (event, subscription), newest first (by
+// created_at, then id: sql/065). Records of deleted subscriptions stay
+// listable.
 #include "audit.h"
 #include "auth.h"
 #include "config.h"
@@ -23,10 +24,11 @@ const Statement kList{
     "deliveries_list",
     "WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
     "), "
-    "page AS (SELECT id, " CA_DELIVERY_JSON " FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
-    "         ORDER BY id DESC LIMIT $4 OFFSET $5) "
+    "page AS (SELECT id, created_at, " CA_DELIVERY_JSON
+    " FROM webhook_deliveries WHERE " CA_DELIVERY_FILTER
+    "         ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5) "
     "SELECT total.n AS total, page.json FROM total LEFT JOIN page ON true "
-    "ORDER BY page.id DESC"};
+    "ORDER BY page.created_at DESC, page.id DESC"};
 
 // A redelivery: the new delivery's id from the coordinator's sequence, with
 // the session check (send_check()); then one call of ca_webhook_redeliver()

@@ -637,6 +637,36 @@ TEST_F(WebhookOperationsTest, RedeliveryRefusesPendingUnknownAndOtherTenantsDeli
               R"({"error":"The webhook of this delivery is deleted"})");
 }
 
+// Newest first by when a delivery was made, whatever made it (sql/065): on
+// Citus a product write's delivery is written on the tenant's worker with an
+// id from that worker's range, a test event's by the coordinator with a
+// small one; by id alone the test event made after would list below it.
+TEST_F(WebhookOperationsTest, DeliveriesListNewestFirstWhateverWroteThem) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin);
+  Hook hook = create_hook(admin, tenant, "http://127.0.0.1:1024/in", R"(["*"])");
+  StackWorkerPause pause;  // nothing delivered or retried meanwhile
+  HttpResponse made =
+      http("POST", "/api/v2/admin/products",
+           {.token = admin, .tenant = to_string(tenant), .body = R"({"name":"Lamp","price":3})"});
+  ASSERT_EQ(made.status, 201) << made.body;
+  HttpResponse test = http("POST", hook_path(tenant, hook.id) + "/test", {.token = admin});
+  ASSERT_EQ(test.status, 202) << test.body;
+
+  for (const std::string& query :
+       {std::string("?per_page=10"), "?per_page=10&webhook_id=" + to_string(hook.id)}) {
+    SCOPED_TRACE(query);
+    HttpResponse list =
+        http("GET", webhooks_path(tenant) + "/deliveries" + query, {.token = admin});
+    ASSERT_EQ(list.status, 200) << list.body;
+    std::vector<std::string> events;
+    for (const cJSON* d = list["data"] ? list["data"]->child : nullptr; d != nullptr; d = d->next) {
+      events.emplace_back(json_get_str(d, "event").value_or("?"));
+    }
+    EXPECT_EQ(events, (std::vector<std::string>{"webhook.test", "product.created"})) << list.body;
+  }
+}
+
 TEST_F(WebhookOperationsTest, TestEventGoesToThatSubscriptionOnlySigned) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin);

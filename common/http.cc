@@ -76,6 +76,8 @@ const char* status_reason(int status) {
       return "OK";
     case 201:
       return "Created";
+    case 202:
+      return "Accepted";
     case 204:
       return "No Content";
     case 400:

@@ -375,6 +375,7 @@ TEST(ResponseTest, ErrorAndJsonBodies) {
 TEST(ResponseTest, StatusReasons) {
   EXPECT_STREQ(status_reason(200), "OK");
   EXPECT_STREQ(status_reason(201), "Created");
+  EXPECT_STREQ(status_reason(202), "Accepted");  // a test event, a redelivery
   EXPECT_STREQ(status_reason(401), "Unauthorized");
   EXPECT_STREQ(status_reason(405), "Method Not Allowed");
   EXPECT_STREQ(status_reason(413), "Content Too Large");

@@ -74,6 +74,11 @@ struct DbError {
 
 // Maps a SQLSTATE to its error kind (the one place that knows the codes).
 DbErrorKind db_error_kind(std::string_view sqlstate);
+// db_error_kind(), and a Citus shard split or move that removed the shard a
+// statement was planned for while it ran (an internal error by its SQLSTATE,
+// by its message a transaction rolled back whole that may be run again):
+// kSerialization.
+DbErrorKind classify_db_error(std::string_view sqlstate, std::string_view message);
 
 struct PgResultDeleter {
   void operator()(PGresult* r) const { PQclear(r); }

@@ -172,6 +172,14 @@ TEST(DatabaseErrorTest, UnavailableOrRolledBackIsUnavailableForOneSecond) {
   }
   EXPECT_EQ(db_error_kind("40P01"), DbErrorKind::kSerialization);
   EXPECT_EQ(db_error_kind("40001"), DbErrorKind::kSerialization);
+  // A Citus shard split or move removed the shard the statement was planned
+  // for (bench/move-tenant): rolled back, the same request again is served.
+  EXPECT_EQ(classify_db_error("XX000", "could not find valid entry for shard 102259"),
+            DbErrorKind::kSerialization);
+  EXPECT_EQ(classify_db_error("XX000", "could not find valid entry for shard placement 7"),
+            DbErrorKind::kSerialization);
+  EXPECT_EQ(classify_db_error("XX000", "cache lookup failed for relation 42"), DbErrorKind::kOther);
+  EXPECT_EQ(classify_db_error("40P01", "deadlock detected"), DbErrorKind::kSerialization);
 }
 
 TEST(DatabaseErrorTest, AnUnknownConstraintIsInternal) {

@@ -27,6 +27,67 @@
 SET LOCAL lock_timeout = '10s';
 SET LOCAL citus.multi_shard_modify_mode = 'sequential';
 
+-- ca_write_recorded_ids(): ca_write_recorded() (sql/061) with the
+-- deliveries' ids too from the caller (the coordinator's sequence,
+-- `delivery_ids`, one per live subscription the tenant may have, the
+-- spare ones unused): a delivery id taken on a worker is of the worker's
+-- range (2^48 and up), above every id the coordinator gives, so a
+-- redelivery or a test delivery made later would list as older
+-- (deliveries are listed newest first, by id). A subscription beyond the
+-- ids (the cap lowered since) gets one of its node's.
+CREATE FUNCTION ca_write_recorded_ids(
+  tenant_id bigint, event_id bigint, delivery_ids bigint[], action text, target_type text,
+  target_id bigint, changed text[], who jsonb, event_type text, payload jsonb)
+RETURNS void
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  actor record;
+  hook record;
+  n integer := 0;
+BEGIN
+  IF (who ->> 'api_key_id')::bigint = 0 THEN
+    SELECT 'user' AS type, u.id, u.name INTO actor FROM users u
+    WHERE u.id = (who ->> 'user_id')::bigint;
+  ELSE
+    SELECT 'api_key' AS type, k.id, k.name INTO actor FROM api_keys k
+    WHERE k.tenant_id = ca_write_recorded_ids.tenant_id
+      AND k.id = (who ->> 'api_key_id')::bigint;
+  END IF;
+  INSERT INTO audit_log (tenant_id, action, actor_type, actor_id, actor_name, target_type,
+                         target_id, changed, request_id)
+  VALUES (ca_write_recorded_ids.tenant_id, ca_write_recorded_ids.action, actor.type, actor.id,
+          actor.name, ca_write_recorded_ids.target_type, ca_write_recorded_ids.target_id,
+          ca_write_recorded_ids.changed, who ->> 'request_id');
+  IF ca_write_recorded_ids.event_type IS NULL THEN
+    RETURN;
+  END IF;
+  INSERT INTO events (tenant_id, id, type, payload, actor)
+  VALUES (ca_write_recorded_ids.tenant_id, ca_write_recorded_ids.event_id,
+          ca_write_recorded_ids.event_type, ca_write_recorded_ids.payload,
+          CASE WHEN actor.type = 'api_key'
+               THEN jsonb_build_object('type', actor.type, 'id', actor.id, 'name', actor.name)
+          END);
+  FOR hook IN
+    SELECT h.id, h.url FROM webhooks h
+    WHERE h.tenant_id = ca_write_recorded_ids.tenant_id AND h.is_active
+      AND (h.events @> jsonb_build_array(ca_write_recorded_ids.event_type)
+           OR h.events @> '["*"]')
+    ORDER BY h.id
+  LOOP
+    n := n + 1;
+    IF n <= coalesce(cardinality(ca_write_recorded_ids.delivery_ids), 0) THEN
+      INSERT INTO webhook_deliveries (tenant_id, id, webhook_id, event_id, event, url)
+      VALUES (ca_write_recorded_ids.tenant_id, ca_write_recorded_ids.delivery_ids[n], hook.id,
+              ca_write_recorded_ids.event_id, ca_write_recorded_ids.event_type, hook.url);
+    ELSE
+      INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event, url)
+      VALUES (ca_write_recorded_ids.tenant_id, hook.id, ca_write_recorded_ids.event_id,
+              ca_write_recorded_ids.event_type, hook.url);
+    END IF;
+  END LOOP;
+END $$;
+
 -- POST /api-keys/{tenantId} (handlers/tenants/api_keys.cc): what the
 -- statements api_keys_under_cap and api_keys_create did after the
 -- tenant's turn. At `max` live keys it raises CA422 with `refusal` (a 422
@@ -157,10 +218,12 @@ END $$;
 -- `unchanged` (the role it has: a 200 that writes nothing, `json` the
 -- record), `last_admin` (the only ADMIN demoted: 400), else `updated` with
 -- `json` the record with its new role, the event member.role_updated (the
--- record and its `previous_role`) and the audit entry (changed: role).
+-- record and its `previous_role`) with its deliveries (their ids
+-- `delivery_ids`, ca_write_recorded_ids()) and the audit entry (changed:
+-- role).
 CREATE FUNCTION ca_member_role_update(
-  tenant_id bigint, user_id bigint, event_id bigint, role text, caller_id bigint, who jsonb,
-  OUT outcome text, OUT json text)
+  tenant_id bigint, user_id bigint, event_id bigint, delivery_ids bigint[], role text,
+  caller_id bigint, who jsonb, OUT outcome text, OUT json text)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -205,8 +268,9 @@ BEGIN
   json := ca_member_json(tenant_id => ca_member_role_update.tenant_id,
                          user_id => ca_member_role_update.user_id,
                          role => ca_member_role_update.role, name => u.name, email => u.email);
-  PERFORM ca_write_recorded(
-    ca_member_role_update.tenant_id, ca_member_role_update.event_id, 'member.role_updated',
+  PERFORM ca_write_recorded_ids(
+    ca_member_role_update.tenant_id, ca_member_role_update.event_id,
+    ca_member_role_update.delivery_ids, 'member.role_updated',
     'member', ca_member_role_update.user_id, '{role}', ca_member_role_update.who,
     'member.role_updated', json::jsonb || jsonb_build_object('previous_role', previous));
   outcome := 'updated';
@@ -270,7 +334,10 @@ BEGIN
       distribution_arg_name := 'tenant_id', colocate_with := 'invitations',
       force_delegation := true);
     PERFORM create_distributed_function(
-      'ca_member_role_update(bigint, bigint, bigint, text, bigint, jsonb)',
+      'ca_write_recorded_ids(bigint, bigint, bigint[], text, text, bigint, text[], jsonb, text, '
+      'jsonb)');
+    PERFORM create_distributed_function(
+      'ca_member_role_update(bigint, bigint, bigint, bigint[], text, bigint, jsonb)',
       distribution_arg_name := 'tenant_id', colocate_with := 'memberships',
       force_delegation := true);
   END IF;

@@ -1061,6 +1061,10 @@ SELECT ca_write_recorded(tenant_id => $1, event_id => $2, action => 'member.remo
 'member', target_id => $3, changed => NULL, who => $4::jsonb, event_type => 'member.removed',
 payload => $5::jsonb) AS recorded;
 
+-- members_role_ids (handlers/team_members/member_write.cc)
+SELECT nextval('events_id_seq') AS event_id, ARRAY(SELECT
+nextval('webhook_deliveries_id_seq')       FROM generate_series(1, $1::integer)) AS delivery_ids;
+
 -- members_sequential (handlers/team_members/member_write.cc)
 SELECT set_config('citus.multi_shard_modify_mode', 'sequential', true) AS mode;
 
@@ -1075,7 +1079,7 @@ SELECT ca_member_turn_as_admin(tenant_id => $1, caller_id => $2::bigint) AS call
 
 -- members_update_role (handlers/team_members/member_write.cc)
 SELECT outcome, json FROM ca_member_role_update(tenant_id => $1, user_id => $2::bigint, event_id =>
-$3, role => $4::text, caller_id => $5::bigint, who => $6::jsonb);
+$3, delivery_ids => $4::bigint[], role => $5::text, caller_id => $6::bigint, who => $7::jsonb);
 
 -- members_list (handlers/team_members/members.cc)
 WITH total AS (SELECT count(*) AS n FROM memberships WHERE tenant_id = $1), page AS (SELECT

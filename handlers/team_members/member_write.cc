@@ -4,6 +4,7 @@
 // leave the tenant without an ADMIN.
 #include "audit.h"
 #include "auth.h"
+#include "config.h"
 #include "db.h"
 #include "error.h"
 #include "events.h"
@@ -47,11 +48,20 @@ const Statement kTarget{
 // calls.md): the turn, the checks, the change, its event
 // member.role_updated with its deliveries and its audit entry. $5 the
 // caller's user id, $6 audit_who().
+// The deliveries' ids too, one per live subscription the tenant may have
+// ($1 WEBHOOKS_MAX_PER_TENANT; the spare ones unused): a delivery id taken
+// on the worker would be of its range, above every later one of the
+// coordinator's (ca_write_recorded_ids(), sql/064).
 const Statement kEventId{"members_event_id", "SELECT nextval('events_id_seq') AS event_id"};
+const Statement kRoleIds{"members_role_ids",
+                         "SELECT nextval('events_id_seq') AS event_id, "
+                         "ARRAY(SELECT nextval('webhook_deliveries_id_seq') "
+                         "      FROM generate_series(1, $1::integer)) AS delivery_ids"};
 const Statement kUpdateRole{
     "members_update_role",
     "SELECT outcome, json FROM ca_member_role_update(tenant_id => $1, user_id => $2::bigint, "
-    "event_id => $3, role => $4::text, caller_id => $5::bigint, who => $6::jsonb)"};
+    "event_id => $3, delivery_ids => $4::bigint[], role => $5::text, caller_id => $6::bigint, "
+    "who => $7::jsonb)"};
 
 // For a removal, after the target: the user's row locked, so that changes
 // of one user's memberships take turns (another removal, an accept, a
@@ -133,11 +143,16 @@ Result<Response> members_update_role(Ctx& ctx) {
   }
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
-  // Round trip 1: the session check and the event's id. 2: the call.
-  CA_TRY(ids, send_check(ctx, access, [](const Principal&) { return Queries{{&kEventId, {}}}; }));
+  // Round trip 1: the session check, the event's and deliveries' ids. 2:
+  // the call.
+  CA_TRY(ids, send_check(ctx, access, [&](const Principal&) {
+           return Queries{{&kRoleIds, {ctx.config.webhooks_max_per_tenant}}};
+         }));
+  const Rows& id_rows = ids.results[0].rows();
   CA_TRY(w, send_call(ctx, {{&kUpdateRole,
-                             {tenant_id, user_id, ids.results[0].rows().int64(0, "event_id"),
-                              role.value, ids.who.user_id, audit_who(ctx, ids.who)}}}));
+                             {tenant_id, user_id, id_rows.int64(0, "event_id"),
+                              id_rows.str(0, "delivery_ids"), role.value, ids.who.user_id,
+                              audit_who(ctx, ids.who)}}}));
   Rows& r = w[0].rows();
   const std::string outcome = r.str(0, "outcome");
   if (outcome == "no_user") return Error::not_found("User not found");

@@ -977,45 +977,12 @@ invitations i WHERE i.tenant_id = $1 AND i.id = $2 AND i.token_hash = $3::bytea 
 'pending' AND i.expires_at > now();
 
 -- invitations_create (handlers/team_members/invitations.cc)
-WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now()     WHERE tenant_id
-= $1 AND lower(email) = lower($2) AND status = 'pending'       AND expires_at > now()), created AS
-(INSERT INTO invitations AS i       (tenant_id, email, role, token_hash, invited_by,
-expires_at)     SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6)     WHERE NOT
-EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id                       WHERE
-m.tenant_id = $1 AND lower(u.email) = lower($2))     RETURNING i.id, i.status AS status,
-ca_invitation_json(id => i.id, email => i.email, role => i.role, status => i.status, expires_at =>
-i.expires_at, created_at => i.created_at) AS json), audit_entries AS (INSERT INTO audit_log
-(tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed, request_id)
-SELECT $1, x.action, a.type, a.id, a.name, x.target_type, x.target_id,   x.changed::text[],
-$7::jsonb ->> 'request_id' FROM (SELECT 'member.invited', 'invitation', c.id, NULL FROM created c)
-AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id,
-u.name FROM users u WHERE u.id = ($7::jsonb ->> 'user_id')::bigint   AND ($7::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT id, status, json FROM created;
+SELECT outcome, json FROM ca_invitation_create(tenant_id => $1, invitation_id => $2, email =>
+$3::text, role => $4::text, token_hash => $5::bytea, invited_by => $6::bigint, ttl_seconds =>
+$7::bigint, pending_max => $8::bigint, mail_secret => $9::text, who => $10::jsonb);
 
--- invitations_create_mailed (handlers/team_members/invitations.cc)
-WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now()     WHERE tenant_id
-= $1 AND lower(email) = lower($2) AND status = 'pending'       AND expires_at > now()), created AS
-(INSERT INTO invitations AS i       (tenant_id, email, role, token_hash, invited_by,
-expires_at)     SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6)     WHERE NOT
-EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id                       WHERE
-m.tenant_id = $1 AND lower(u.email) = lower($2))     RETURNING i.id, i.status AS status,
-ca_invitation_json(id => i.id, email => i.email, role => i.role, status => i.status, expires_at =>
-i.expires_at, created_at => i.created_at) AS json, i.email, i.role, i.expires_at), mail AS (INSERT
-INTO mails (tenant_id, kind, recipient, data)     SELECT $1, 'invitation', c.email,
-jsonb_build_object(      'token', 'inv_' || $1::bigint || '_' || c.id || '_' ||
-$7::text,       'tenant_name', t.name, 'inviter_name', u.name, 'role', c.role,       'expires_at',
-ca_ts(c.expires_at))     FROM created c, tenants t, users u WHERE t.id = $1 AND u.id = $5),
-audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $8::jsonb ->> 'request_id' FROM (SELECT
-'member.invited', 'invitation', c.id, NULL FROM created c) AS x (action, target_type, target_id,
-changed) LEFT JOIN LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($8::jsonb
-->> 'user_id')::bigint   AND ($8::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key',
-k.id, k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($8::jsonb ->> 'api_key_id')::bigint)
-AS a (type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT id, status, json
-FROM created;
+-- invitations_create_id (handlers/team_members/invitations.cc)
+SELECT nextval('invitations_id_seq') AS id;
 
 -- invitations_list (handlers/team_members/invitations.cc)
 WITH total AS (SELECT count(*) AS n FROM invitations WHERE tenant_id = $1), page AS (SELECT
@@ -1026,26 +993,15 @@ expires_at => i.expires_at, created_at => i.created_at) AS json         FROM inv
 i.tenant_id = $1          ORDER BY i.created_at DESC, i.id DESC LIMIT $2 OFFSET $3) SELECT total.n
 AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.created_at DESC, page.id DESC;
 
--- invitations_pending_others (handlers/team_members/invitations.cc)
-SELECT count(*) AS pending FROM invitations WHERE tenant_id = $1 AND status = 'pending' AND
-expires_at > now()   AND lower(email) <> lower($2);
-
 -- invitations_revoke (handlers/team_members/invitations.cc)
 SELECT revoked, status, json FROM ca_invitation_revoke(tenant_id => $1, invitation_id => $2::bigint,
 who => $3::jsonb);
 
--- invitations_take_turn (handlers/team_members/invitations.cc)
-INSERT INTO cap_locks AS l (tenant_id, collection) VALUES ($1, 'pending invitations') ON CONFLICT
-(tenant_id, collection) DO UPDATE SET collection = l.collection;
-
--- members_caller_is_admin (handlers/team_members/member_write.cc)
-SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 AND role = 'ADMIN';
+-- members_event_id (handlers/team_members/member_write.cc)
+SELECT nextval('events_id_seq') AS event_id;
 
 -- members_fall_back (handlers/team_members/member_write.cc)
 UPDATE users SET tenant_id = $3, updated_at = now() WHERE id = $2 AND tenant_id = $1;
-
--- members_lock_tenant (handlers/team_members/member_write.cc)
-SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE;
 
 -- members_lock_user (handlers/team_members/member_write.cc)
 SELECT u.id FROM users u WHERE u.id = $1 FOR NO KEY UPDATE OF u;
@@ -1057,20 +1013,30 @@ $1         ORDER BY m.created_at DESC LIMIT 1) AS next_tenant;
 -- members_remove (handlers/team_members/member_write.cc)
 DELETE FROM memberships WHERE tenant_id = $1 AND user_id = $2;
 
+-- members_removed_recorded (handlers/team_members/member_write.cc)
+SELECT ca_write_recorded(tenant_id => $1, event_id => $2, action => 'member.removed', target_type =>
+'member', target_id => $3, changed => NULL, who => $4::jsonb, event_type => 'member.removed',
+payload => $5::jsonb) AS recorded;
+
+-- members_role_ids (handlers/team_members/member_write.cc)
+SELECT nextval('events_id_seq') AS event_id, ARRAY(SELECT
+nextval('webhook_deliveries_id_seq')       FROM generate_series(1, $1::integer)) AS delivery_ids;
+
 -- members_sequential (handlers/team_members/member_write.cc)
 SELECT set_config('citus.multi_shard_modify_mode', 'sequential', true) AS mode;
 
--- members_set_role (handlers/team_members/member_write.cc)
-UPDATE memberships SET role = $3, updated_at = now() WHERE tenant_id = $1 AND user_id = $2;
-
 -- members_target (handlers/team_members/member_write.cc)
 SELECT m.role, ca_member_json(tenant_id => m.tenant_id, user_id => m.user_id, role => m.role, name
-=> u.name, email => u.email) AS json, CASE WHEN $4::text IS NOT NULL THEN ca_member_json(tenant_id
-=> $1, user_id => u.id,   role => $4::text, name => u.name, email => u.email) END AS
-json_new,   (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN')     AS
-admins,   EXISTS (SELECT 1 FROM memberships c           WHERE c.tenant_id = $1 AND c.user_id = $3
-AND c.role = 'ADMIN')     AS caller_is_admin FROM users u LEFT JOIN memberships m ON m.tenant_id =
-$1 AND m.user_id = u.id WHERE u.id = $2;
+=> u.name, email => u.email) AS json, (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND
+a.role = 'ADMIN')     AS admins FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND
+m.user_id = u.id WHERE u.id = $2;
+
+-- members_turn_as_admin (handlers/team_members/member_write.cc)
+SELECT ca_member_turn_as_admin(tenant_id => $1, caller_id => $2::bigint) AS caller_is_admin;
+
+-- members_update_role (handlers/team_members/member_write.cc)
+SELECT outcome, json FROM ca_member_role_update(tenant_id => $1, user_id => $2::bigint, event_id =>
+$3, delivery_ids => $4::bigint[], role => $5::text, caller_id => $6::bigint, who => $7::jsonb);
 
 -- members_list (handlers/team_members/members.cc)
 WITH total AS (SELECT count(*) AS n FROM memberships WHERE tenant_id = $1), page AS (SELECT
@@ -1081,19 +1047,12 @@ WHERE m.tenant_id = $1          ORDER BY m.created_at, m.user_id LIMIT $2 OFFSET
 AS total, page.json FROM total LEFT JOIN page ON true ORDER BY page.created_at, page.user_id;
 
 -- api_keys_create (handlers/tenants/api_keys.cc)
-WITH created AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head,   created_by)
-VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, ca_api_key_json(tenant_id => tenant_id,
-id => id, name => name, scopes => scopes, secret_head => secret_head, created_by => created_by,
-created_at => created_at, last_used_at => last_used_at) AS json), audit_entries AS (INSERT INTO
-audit_log (tenant_id, action, actor_type, actor_id, actor_name,   target_type, target_id, changed,
-request_id) SELECT $1, x.action, a.type, a.id, a.name, x.target_type,
-x.target_id,   x.changed::text[], $7::jsonb ->> 'request_id' FROM (SELECT 'api_key.created',
-'api_key', k.id, NULL FROM created k) AS x (action, target_type, target_id, changed) LEFT JOIN
-LATERAL (SELECT 'user' AS type, u.id, u.name FROM users u WHERE u.id = ($7::jsonb ->>
-'user_id')::bigint   AND ($7::jsonb ->> 'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id,
-k.name FROM api_keys k WHERE k.tenant_id = $1 AND k.id = ($7::jsonb ->> 'api_key_id')::bigint) AS a
-(type, id, name) ON true RETURNING actor_type, actor_id, actor_name) SELECT k.id, k.json FROM
-created k;
+SELECT json FROM ca_api_key_create(tenant_id => $1, api_key_id => $2, name => $3::text, scopes =>
+$4::text[], key_hash => $5::bytea, secret_head => $6::text, created_by => $7::bigint, max =>
+$8::bigint, refusal => $9::text, who => $10::jsonb);
+
+-- api_keys_create_id (handlers/tenants/api_keys.cc)
+SELECT nextval('api_keys_id_seq') AS id;
 
 -- api_keys_list (handlers/tenants/api_keys.cc)
 WITH total AS (SELECT count(*) AS n FROM api_keys                WHERE tenant_id = $1 AND revoked_at
@@ -1106,10 +1065,6 @@ JOIN page ON true ORDER BY page.id;
 -- api_keys_revoke (handlers/tenants/api_keys.cc)
 SELECT key_found AS found FROM ca_api_key_revoke(tenant_id => $1, api_key_id => $2::bigint, who =>
 $3::jsonb);
-
--- api_keys_under_cap (handlers/tenants/api_keys.cc)
-SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refused FROM api_keys
-WHERE tenant_id = $1 AND revoked_at IS NULL;
 
 -- audit_log_list (handlers/tenants/audit_log.cc)
 WITH total AS (SELECT count(*) AS n FROM (SELECT FROM audit_log a WHERE a.tenant_id = $1 AND
@@ -1204,24 +1159,8 @@ SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) END AS refus
 WHERE created_by = $1;
 
 -- tenants_update (handlers/tenants/tenants.cc)
-WITH previous AS (SELECT id AS tenant_before, name AS name_before, settings AS
-settings_before   FROM tenants WHERE id = $1 FOR UPDATE), updated AS (UPDATE tenants t SET name =
-COALESCE($2, t.name),   settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now()   FROM
-previous o WHERE t.id = o.tenant_before RETURNING t.*, o.name_before, o.settings_before),
-audit_entries AS (INSERT INTO audit_log (tenant_id, action, actor_type, actor_id,
-actor_name,   target_type, target_id, changed, request_id) SELECT $1, x.action, a.type, a.id,
-a.name, x.target_type, x.target_id,   x.changed::text[], $5::jsonb ->> 'request_id' FROM (SELECT
-'tenant.updated', 'tenant', t.id, ARRAY(  SELECT 'name' WHERE t.name_before IS DISTINCT FROM
-t.name   UNION ALL (SELECT 'settings.' || k.key FROM (    SELECT
-jsonb_object_keys(t.settings_before) UNION     SELECT jsonb_object_keys(t.settings)) AS k
-(key)   WHERE t.settings_before -> k.key IS DISTINCT FROM t.settings -> k.key   ORDER BY k.key))
-FROM updated t) AS x (action, target_type, target_id, changed) LEFT JOIN LATERAL (SELECT 'user' AS
-type, u.id, u.name FROM users u WHERE u.id = ($5::jsonb ->> 'user_id')::bigint   AND ($5::jsonb ->>
-'api_key_id')::bigint = 0 UNION ALL SELECT 'api_key', k.id, k.name FROM api_keys k WHERE k.tenant_id
-= $1 AND k.id = ($5::jsonb ->> 'api_key_id')::bigint) AS a (type, id, name) ON true RETURNING
-actor_type, actor_id, actor_name) SELECT ca_tenant_json(id => t.id, name => t.name, settings =>
-t.settings, created_at => t.created_at, updated_at => t.updated_at, role => NULL) AS json FROM
-updated t;
+SELECT json FROM ca_tenant_update(tenant_id => $1, name => $2::text, settings_set => $3::jsonb,
+settings_remove => $4::text[], who => $5::jsonb);
 
 -- deliveries_list (handlers/webhooks/deliveries.cc)
 WITH total AS (SELECT count(*) AS n FROM webhook_deliveries WHERE tenant_id = $1 AND ($2::bigint IS

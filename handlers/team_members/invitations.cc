@@ -25,8 +25,7 @@ namespace {
 
 // The invitation as JSON (sql/030), for `invitations i`, with its id and
 // status beside it. Reads show a pending invitation past its expiry as
-// "expired"; RETURNING clauses show the stored status instead (Citus
-// refuses now() there), which is what a row just written has.
+// "expired".
 #define CA_INVITATION_SHOWN_STATUS \
   "CASE WHEN i.status = 'pending' AND i.expires_at <= now() THEN 'expired' ELSE i.status END"
 #define CA_INVITATION_JSON_WITH(status)                                                \
@@ -35,75 +34,30 @@ namespace {
   "ca_invitation_json(id => i.id, email => i.email, role => i.role, status => " status \
   ", expires_at => i.expires_at, created_at => i.created_at) AS json"
 #define CA_INVITATION_JSON CA_INVITATION_JSON_WITH(CA_INVITATION_SHOWN_STATUS)
-#define CA_INVITATION_STORED_JSON CA_INVITATION_JSON_WITH("i.status")
 
-// $1 tenant, $2 email, $3 role, $4 token hash, $5 inviter, $6 lifetime in
-// seconds. No row when the email is a member already. A live pending
-// invitation of the same email is revoked: the new one replaces it (its
-// token stops working), so there is at most one per email, and a lost
-// token or a changed role is fixed by inviting again. The tenant row is
-// locked by the caller, so two invites of one email cannot both replace.
-// $7 the caller (audit_who()): the audit entry member.invited, whose
-// target is the invitation (there is no member yet; decision 0112).
+// A create: the invitation's id from the coordinator's sequence with the
+// session check (send_check(), send_call(): common/request_tx.h), then one
+// call of ca_invitation_create() (sql/064), which Citus runs whole on the
+// tenant's worker (docs/decisions/0140-member-and-key-writes-are-delegated-
+// calls.md): the tenant's turn at its invitations and at its members
+// (cap_locks), the caller asked again (one being demoted at this moment
+// must not invite afterwards), the pending invitations counted against $8
+// INVITATIONS_MAX_PENDING_PER_TENANT
+// (docs/decisions/0030-caps-on-what-users-and-tenants-grow.md), whether the
+// email is a member already, then the invitation (a live pending one of
+// the same email is revoked: the new one replaces it, so there is at most
+// one per email, and a lost token or a changed role is fixed by inviting
+// again), with mail configured the invitee's mail in the outbox holding
+// the token ($9 its secret, docs/decisions/0098-invitations-by-mail.md),
+// and the audit entry member.invited. $4 the token's hash, $5 the inviter,
+// $7 the lifetime in seconds, $10 the caller (audit_who()).
+const Statement kCreateId{"invitations_create_id", "SELECT nextval('invitations_id_seq') AS id"};
 const Statement kCreate{
     "invitations_create",
-    "WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() "
-    "    WHERE tenant_id = $1 AND lower(email) = lower($2) AND status = 'pending' "
-    "      AND expires_at > now()), "
-    "created AS (INSERT INTO invitations AS i "
-    "      (tenant_id, email, role, token_hash, invited_by, expires_at) "
-    "    SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6) "
-    "    WHERE NOT EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id "
-    "                      WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)) "
-    "    RETURNING " CA_INVITATION_STORED_JSON "), "
-    CA_AUDIT_CTE("$1", "$7", "SELECT 'member.invited', 'invitation', c.id, NULL FROM created c") " "
-    "SELECT id, status, json FROM created"};
-
-// The same with mail configured (docs/decisions/0098-invitations-by-mail.md):
-// $7 the token's secret. The invitee's mail goes to the outbox (sql/041)
-// in the same statement, holding the token (inv_<tenant>_<id>_<secret>,
-// invitation_token.h) until the worker has sent it; the answer does not.
-// $8 the caller (audit_who()), as above.
-const Statement kCreateMailed{
-    "invitations_create_mailed",
-    "WITH replaced AS (UPDATE invitations SET status = 'revoked', revoked_at = now() "
-    "    WHERE tenant_id = $1 AND lower(email) = lower($2) AND status = 'pending' "
-    "      AND expires_at > now()), "
-    "created AS (INSERT INTO invitations AS i "
-    "      (tenant_id, email, role, token_hash, invited_by, expires_at) "
-    "    SELECT $1, $2, $3, $4::bytea, $5, now() + make_interval(secs => $6) "
-    "    WHERE NOT EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id "
-    "                      WHERE m.tenant_id = $1 AND lower(u.email) = lower($2)) "
-    "    RETURNING " CA_INVITATION_STORED_JSON
-    ", i.email, i.role, i.expires_at), "
-    "mail AS (INSERT INTO mails (tenant_id, kind, recipient, data) "
-    "    SELECT $1, 'invitation', c.email, jsonb_build_object("
-    "      'token', 'inv_' || $1::bigint || '_' || c.id || '_' || $7::text, "
-    "      'tenant_name', t.name, 'inviter_name', u.name, 'role', c.role, "
-    "      'expires_at', ca_ts(c.expires_at)) "
-    "    FROM created c, tenants t, users u WHERE t.id = $1 AND u.id = $5), "
-    CA_AUDIT_CTE("$1", "$8", "SELECT 'member.invited', 'invitation', c.id, NULL FROM created c") " "
-    "SELECT id, status, json FROM created"};
-
-// $1 tenant. Invites of one tenant take turns from here to COMMIT (sql/039),
-// so that kPendingOthers, in a statement of its own after it, sees every
-// other invite committed before (INVITATIONS_MAX_PENDING_PER_TENANT;
-// docs/decisions/0030-caps-on-what-users-and-tenants-grow.md). On the
-// tenant's shard: the tenant row's lock (a reference table on Citus) can be
-// released before the other invite's rows are visible there.
-const Statement kTakeTurn{
-    "invitations_take_turn",
-    "INSERT INTO cap_locks AS l (tenant_id, collection) "
-    "VALUES ($1, 'pending invitations') "
-    "ON CONFLICT (tenant_id, collection) DO UPDATE SET collection = l.collection"};
-
-// $1 tenant, $2 email. The tenant's live pending invitations other than
-// the email's (a new invitation replaces that one). By
-// invitations_pending_email_idx.
-const Statement kPendingOthers{"invitations_pending_others",
-                               "SELECT count(*) AS pending FROM invitations "
-                               "WHERE tenant_id = $1 AND status = 'pending' AND expires_at > now() "
-                               "  AND lower(email) <> lower($2)"};
+    "SELECT outcome, json FROM ca_invitation_create(tenant_id => $1, invitation_id => $2, "
+    "email => $3::text, role => $4::text, token_hash => $5::bytea, invited_by => $6::bigint, "
+    "ttl_seconds => $7::bigint, pending_max => $8::bigint, mail_secret => $9::text, "
+    "who => $10::jsonb)"};
 
 // The page and the total in one round trip, newest first.
 const Statement kList{"invitations_list",
@@ -225,40 +179,30 @@ Result<Response> invitations_create(Ctx& ctx) {
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
   std::string secret = invitation_secret_generate();
-  // Round trip 1: the session check, the tenant's turn at its invitations
-  // taken, the tenant locked, the caller asked again (one being demoted at
-  // this moment must not invite afterwards) and the pending invitations
-  // counted. 2: the invitation, COMMIT.
-  CA_TRY(w, send_first(ctx, access, [&](const Principal& who) {
-           Queries checks{{&kTakeTurn, {tenant_id}}};
-           Queries admin = lock_tenant_as_admin(tenant_id, who.user_id);
-           checks.insert(checks.end(), admin.begin(), admin.end());
-           checks.push_back({&kPendingOthers, {tenant_id, email.value}});
-           return checks;
-         }));
-  CA_TRY(admin, still_admin(w, 1));
-  (void)admin;
-  const int64_t max = ctx.config.invitations_max_pending_per_tenant;
-  if (w.results[3].rows().int64(0, "pending") >= max) {  // rolled back
-    return Error::limit_reached("pending invitations per tenant", max,
-                                "INVITATIONS_MAX_PENDING_PER_TENANT");
-  }
+  CA_TRY(ids, send_check(ctx, access, [](const Principal&) { return Queries{{&kCreateId, {}}}; }));
+  const int64_t invitation_id = ids.results[0].rows().int64(0, "id");
   // With mail configured the token goes to the invitee's mailbox only (the
   // outbox row written with the invitation), never to the inviter.
   const bool mailed = ctx.config.mail_enabled();
-  std::vector<Param> params{tenant_id,     email.value,
-                            role.value,    invitation_secret_hash(secret),
-                            w.who.user_id, ctx.config.invitation_ttl_seconds};
-  if (mailed) params.emplace_back(secret);
-  params.emplace_back(audit_who(ctx, w.who));
-  CA_TRY(done, send_last(ctx, {{mailed ? &kCreateMailed : &kCreate, std::move(params)}}));
+  const int64_t max = ctx.config.invitations_max_pending_per_tenant;
+  CA_TRY(done, send_call(ctx, {{&kCreate,
+                                {tenant_id, invitation_id, email.value, role.value,
+                                 invitation_secret_hash(secret), ids.who.user_id,
+                                 ctx.config.invitation_ttl_seconds, max,
+                                 mailed ? Param(secret) : Param(), audit_who(ctx, ids.who)}}}));
   Rows& r = done[0].rows();
-  if (r.empty()) return Error::conflict("The user is already a member of this tenant");
+  const std::string outcome = r.str(0, "outcome");
+  if (outcome == "not_admin") return Error::forbidden("This action requires the ADMIN role");
+  if (outcome == "limit") {
+    return Error::limit_reached("pending invitations per tenant", max,
+                                "INVITATIONS_MAX_PENDING_PER_TENANT");
+  }
+  if (outcome == "member") return Error::conflict("The user is already a member of this tenant");
 
   Json out = json_object();
   json_add(out.get(), "invitation", json_rendered(r, 0));
   if (!mailed) {
-    json_add_str(out.get(), "token", invitation_token_format(tenant_id, r.int64(0, "id"), secret));
+    json_add_str(out.get(), "token", invitation_token_format(tenant_id, invitation_id, secret));
   }
   return Response::json(201, out);
 }

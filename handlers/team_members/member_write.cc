@@ -1,8 +1,10 @@
-// Role update and removal. Both run in a transaction that first locks the
-// tenant row, so two admins demoting each other at once cannot leave the
-// tenant without an ADMIN.
+// Role update and removal. Both first take the tenant's member turn (a row
+// of cap_locks on the tenant's shard, sql/064: as an invitation's create
+// does), so two admins demoting or removing each other at once cannot
+// leave the tenant without an ADMIN.
 #include "audit.h"
 #include "auth.h"
+#include "config.h"
 #include "db.h"
 #include "error.h"
 #include "events.h"
@@ -15,12 +17,12 @@
 namespace ca {
 namespace {
 
-const Statement kLockTenant{"members_lock_tenant",
-                            "SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE"};
-
-const Statement kCallerIsAdmin{
-    "members_caller_is_admin",
-    "SELECT 1 FROM memberships WHERE tenant_id = $1 AND user_id = $2 AND role = 'ADMIN'"};
+// A removal's turn: the tenant's member turn, then whether the caller ($2)
+// is still an ADMIN (ca_member_turn_as_admin(), sql/064; a role change
+// takes it in its call).
+const Statement kTurnAsAdmin{"members_turn_as_admin",
+                             "SELECT ca_member_turn_as_admin(tenant_id => $1, "
+                             "caller_id => $2::bigint) AS caller_is_admin"};
 
 // The member record as JSON (docs/design/api-conventions.md "Team members", sql/030) of
 // `memberships m JOIN users u`.
@@ -28,26 +30,38 @@ const Statement kCallerIsAdmin{
   "ca_member_json(tenant_id => m.tenant_id, user_id => m.user_id, role => m.role, " \
   "name => u.name, email => u.email) AS json"
 
-// The target user's role (NULL when not a member) and member record, the
-// record with the role $4 (`json_new`, NULL without one), the tenant's
-// ADMIN count, and whether the caller ($3) is still an ADMIN now that the
-// tenant is locked. No row when the user does not exist.
+// The target user's role (NULL when not a member) and member record, and
+// the tenant's ADMIN count, read after the turn. No row when the user does
+// not exist.
 const Statement kTarget{
     "members_target",
     "SELECT m.role, " CA_MEMBER_JSON
-    ", CASE WHEN $4::text IS NOT NULL THEN ca_member_json(tenant_id => $1, user_id => u.id, "
-    "  role => $4::text, name => u.name, email => u.email) END AS json_new, "
-    "  (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN') "
-    "    AS admins, "
-    "  EXISTS (SELECT 1 FROM memberships c "
-    "          WHERE c.tenant_id = $1 AND c.user_id = $3 AND c.role = 'ADMIN') "
-    "    AS caller_is_admin "
+    ", (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND a.role = 'ADMIN') "
+    "    AS admins "
     "FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND m.user_id = u.id "
     "WHERE u.id = $2"};
 
-const Statement kSetRole{"members_set_role",
-                         "UPDATE memberships SET role = $3, updated_at = now() "
-                         "WHERE tenant_id = $1 AND user_id = $2"};
+// A role change: the event's id from the coordinator's sequence with the
+// session check (send_check(), send_call(): common/request_tx.h), then one
+// call of ca_member_role_update() (sql/064), which Citus runs whole on the
+// tenant's worker (docs/decisions/0140-member-and-key-writes-are-delegated-
+// calls.md): the turn, the checks, the change, its event
+// member.role_updated with its deliveries and its audit entry. $5 the
+// caller's user id, $6 audit_who().
+// The deliveries' ids too, one per live subscription the tenant may have
+// ($1 WEBHOOKS_MAX_PER_TENANT; the spare ones unused): a delivery id taken
+// on the worker would be of its range, above every later one of the
+// coordinator's (ca_write_recorded_ids(), sql/064).
+const Statement kEventId{"members_event_id", "SELECT nextval('events_id_seq') AS event_id"};
+const Statement kRoleIds{"members_role_ids",
+                         "SELECT nextval('events_id_seq') AS event_id, "
+                         "ARRAY(SELECT nextval('webhook_deliveries_id_seq') "
+                         "      FROM generate_series(1, $1::integer)) AS delivery_ids"};
+const Statement kUpdateRole{
+    "members_update_role",
+    "SELECT outcome, json FROM ca_member_role_update(tenant_id => $1, user_id => $2::bigint, "
+    "event_id => $3, delivery_ids => $4::bigint[], role => $5::text, caller_id => $6::bigint, "
+    "who => $7::jsonb)"};
 
 // For a removal, after the target: the user's row locked, so that changes
 // of one user's memberships take turns (another removal, an accept, a
@@ -80,48 +94,36 @@ const Statement kFallBack{"members_fall_back",
                           "UPDATE users SET tenant_id = $3, updated_at = now() "
                           "WHERE id = $2 AND tenant_id = $1"};
 
+// A removal's audit entry and event member.removed (the record removed,
+// $5) with its deliveries: ca_write_recorded() (sql/061), called on the
+// coordinator inside the removal's transaction (which writes `users`, a
+// reference table: every node, two-phase, whatever the rest does), each a
+// plain INSERT ... VALUES on the tenant's worker. $2 the event's id, taken
+// with the checks; $4 audit_who().
+const Statement kRecorded{
+    "members_removed_recorded",
+    "SELECT ca_write_recorded(tenant_id => $1, event_id => $2, action => 'member.removed', "
+    "target_type => 'member', target_id => $3, changed => NULL, who => $4::jsonb, "
+    "event_type => 'member.removed', payload => $5::jsonb) AS recorded"};
+
 struct Target {
   std::string role;
-  std::string json;      // the member record, with `role`
-  std::string json_new;  // the member record with the new role, if any
+  std::string json;  // the member record, with `role`
   int64_t admins = 0;
 };
 
-}  // namespace
-
-Queries lock_tenant_as_admin(int64_t tenant_id, int64_t caller_id) {
-  return Queries{{&kLockTenant, {tenant_id}}, {&kCallerIsAdmin, {tenant_id, caller_id}}};
-}
-
-Result<bool> still_admin(Sent& w, size_t first) {
-  if (w.results[first + 1].rows().empty()) {
-    return Error::forbidden("This action requires the ADMIN role");
-  }
-  return true;
-}
-
-namespace {
-
-// The checks of a membership change, sent with the session check
-// (common/request_tx.h): the tenant locked, then the target (`new_role` for the
-// record it would have).
-Queries target_checks(int64_t tenant_id, int64_t user_id, const Principal& who,
-                      std::optional<std::string> new_role) {
-  return Queries{{&kLockTenant, {tenant_id}},
-                 {&kTarget, {tenant_id, user_id, who.user_id, std::move(new_role)}}};
-}
-
-// The target the checks loaded: 403 when the caller stopped being an ADMIN
-// before the lock (a concurrent demotion), 404 no such user, 400 not a member.
+// The turn and the target (results[0] and [1] of the checks): 403 when the
+// caller stopped being an ADMIN before the turn (a concurrent demotion),
+// 404 no such user, 400 not a member. A missing user is said first, as
+// before.
 Result<Target> read_target(Sent& w) {
   Rows& r = w.results[1].rows();
   if (r.empty()) return Error::not_found("User not found");
-  if (!r.boolean(0, "caller_is_admin")) {
+  if (!w.results[0].rows().boolean(0, "caller_is_admin")) {
     return Error::forbidden("This action requires the ADMIN role");
   }
   if (r.is_null(0, "role")) return Error::bad_request("The user is not a member of this tenant");
-  return Target{r.str(0, "role"), r.str(0, "json"), r.opt_str(0, "json_new").value_or(""),
-                r.int64(0, "admins")};
+  return Target{r.str(0, "role"), r.str(0, "json"), r.int64(0, "admins")};
 }
 
 Error last_admin() { return Error::bad_request("A tenant must keep at least one ADMIN"); }
@@ -141,51 +143,52 @@ Result<Response> members_update_role(Ctx& ctx) {
   }
   if (!body.ok() || !errs.empty()) return refuse_before_write(ctx, access, body, errs);
 
-  // Round trip 1: the session check, the tenant locked, the target. 2: the
-  // change, its event, COMMIT.
-  CA_TRY(w, send_first(ctx, access, [&](const Principal& who) {
-           return target_checks(tenant_id, user_id, who, role.value);
+  // Round trip 1: the session check, the event's and deliveries' ids. 2:
+  // the call.
+  CA_TRY(ids, send_check(ctx, access, [&](const Principal&) {
+           return Queries{{&kRoleIds, {ctx.config.webhooks_max_per_tenant}}};
          }));
-  CA_TRY(target, read_target(w));
-  if (target.role == role.value) {
-    // The role it already has: a 200 that writes nothing and emits no event.
-    return member_response(200, "Role updated", target.json);
-  }
-  if (target.role == "ADMIN" && role.value == "MEMBER" && target.admins <= 1) return last_admin();
-  // Roles are ADMIN or MEMBER: nothing to escape.
-  const std::string previous = "\"" + target.role + "\"";
-  Json event = json_raw(json_object_with(target.json_new, {{"previous_role", previous}}));
-  CA_TRY(done, send_last(ctx, {{&kSetRole, {tenant_id, user_id, role.value}},
-                               event_query(tenant_id, "member.role_updated", event.get()),
-                               audit_query(ctx, w.who, "member.role_updated", "member", user_id,
-                                           audit_fields({"role"}))}));
-  (void)done;
-  return member_response(200, "Role updated", target.json_new);
+  const Rows& id_rows = ids.results[0].rows();
+  CA_TRY(w, send_call(ctx, {{&kUpdateRole,
+                             {tenant_id, user_id, id_rows.int64(0, "event_id"),
+                              id_rows.str(0, "delivery_ids"), role.value, ids.who.user_id,
+                              audit_who(ctx, ids.who)}}}));
+  Rows& r = w[0].rows();
+  const std::string outcome = r.str(0, "outcome");
+  if (outcome == "no_user") return Error::not_found("User not found");
+  if (outcome == "not_admin") return Error::forbidden("This action requires the ADMIN role");
+  if (outcome == "not_member") return Error::bad_request("The user is not a member of this tenant");
+  if (outcome == "last_admin") return last_admin();
+  // `unchanged`, the role it already has: a 200 that wrote nothing and
+  // emitted no event.
+  return member_response(200, "Role updated", r.str(0, "json"));
 }
 
 Result<Response> members_remove(Ctx& ctx) {
   int64_t tenant_id = ctx.req.params[0];
   int64_t user_id = ctx.req.params[1];
-  // Round trip 1: the session check, the tenant locked, the target, the
-  // user locked and their next current tenant. 2: the removal, the current
-  // tenant, the event, COMMIT. Two statements, not one: on Citus an UPDATE
-  // of users (a reference table) may not read memberships (distributed).
-  CA_TRY(w,
-         send_first(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
-           Queries checks = target_checks(tenant_id, user_id, who, std::nullopt);
-           checks.push_back({&kLockUser, {user_id}});
-           checks.push_back({&kSequential, {}});
-           checks.push_back({&kNextTenant, {tenant_id, user_id}});
-           return checks;
-         }));
+  // Round trip 1: the session check, the tenant's member turn, the target,
+  // the user locked, their next current tenant, the event's id. 2: the
+  // removal, the current tenant, the audit entry and the event, COMMIT.
+  // Two statements, not one: on Citus an UPDATE of users (a reference
+  // table) may not read memberships (distributed).
+  CA_TRY(
+      w, send_first(ctx, Access::path_tenant(tenant_id, Role::kAdmin), [&](const Principal& who) {
+        Queries checks{{&kTurnAsAdmin, {tenant_id, who.user_id}}, {&kTarget, {tenant_id, user_id}}};
+        checks.push_back({&kLockUser, {user_id}});
+        checks.push_back({&kSequential, {}});
+        checks.push_back({&kNextTenant, {tenant_id, user_id}});
+        checks.push_back({&kEventId, {}});
+        return checks;
+      }));
   CA_TRY(target, read_target(w));
   if (target.role == "ADMIN" && target.admins <= 1) return last_admin();
   const std::optional<int64_t> next = w.results[4].rows().opt_int64(0, "next_tenant");
-  CA_TRY(done,
-         send_last(ctx, {{&kRemove, {tenant_id, user_id}},
-                         {&kFallBack, {tenant_id, user_id, next}},
-                         event_query(tenant_id, "member.removed", json_raw(target.json).get()),
-                         audit_query(ctx, w.who, "member.removed", "member", user_id)}));
+  CA_TRY(done, send_last(ctx, {{&kRemove, {tenant_id, user_id}},
+                               {&kFallBack, {tenant_id, user_id, next}},
+                               {&kRecorded,
+                                {tenant_id, w.results[5].rows().int64(0, "event_id"), user_id,
+                                 audit_who(ctx, w.who), target.json}}}));
   (void)done;
 
   Json out = json_object();

@@ -11,7 +11,6 @@
 #include "json_rendered.h"
 #include "page_rows.h"
 #include "request_tx.h"
-#include "user_turn.h"
 #include "validate.h"
 
 namespace ca {
@@ -23,25 +22,22 @@ namespace {
   "secret_head => secret_head, created_by => created_by, created_at => created_at, "   \
   "last_used_at => last_used_at) AS json"
 
-// Creates take turns per tenant (tenant_turn(), as webhook subscriptions
-// do, decision 0060), then count the tenant's live keys in a statement of
-// their own, whose snapshot sees every create committed before. $2
-// API_KEYS_MAX_PER_TENANT, $3 the refusal's text: at the cap it raises
-// CA422 (a 422 under "limit"), which rolls the request back.
-const Statement kUnderCap{
-    "api_keys_under_cap",
-    "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
-    "END AS refused FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL"};
-
-// $3 the scopes (text[]), $4 the secret's hash (bytea), $5 its first
-// digits, $6 the creator. Only the hash of the secret reaches the database.
-// $7 the caller (audit_who()): the audit entry api_key.created.
+// A create: the key's id from the coordinator's sequence with the session
+// check (send_check(), send_call(): common/request_tx.h), then one call of
+// ca_api_key_create() (sql/064), which Citus runs whole on the tenant's
+// worker (docs/decisions/0140-member-and-key-writes-are-delegated-calls.md):
+// the tenant's turn at its keys (cap_locks), the count of its live keys (at
+// $8 API_KEYS_MAX_PER_TENANT it raises CA422 with $9, a 422 under "limit",
+// which writes nothing), the key and its audit entry api_key.created. $3
+// the scopes (text[]), $4 the secret's hash (bytea), $5 its first digits,
+// $6 the creator, $10 the caller (audit_who()). Only the hash of the
+// secret reaches the database.
+const Statement kCreateId{"api_keys_create_id", "SELECT nextval('api_keys_id_seq') AS id"};
 const Statement kCreate{
     "api_keys_create",
-    "WITH created AS (INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head, "
-    "  created_by) VALUES ($1, $2, $3::text[], $4::bytea, $5, $6) RETURNING id, " CA_API_KEY_JSON
-    "), " CA_AUDIT_CTE("$1", "$7", "SELECT 'api_key.created', 'api_key', k.id, NULL FROM created k") " "
-    "SELECT k.id, k.json FROM created k"};
+    "SELECT json FROM ca_api_key_create(tenant_id => $1, api_key_id => $2, name => $3::text, "
+    "scopes => $4::text[], key_hash => $5::bytea, secret_head => $6::text, "
+    "created_by => $7::bigint, max => $8::bigint, refusal => $9::text, who => $10::jsonb)"};
 
 // A tenant's live keys, oldest first: the page and the total in one statement.
 const Statement kList{"api_keys_list",
@@ -107,21 +103,19 @@ Result<Response> api_keys_create(Ctx& ctx) {
   ApiKeyParts key;
   key.tenant_id = tenant_id;
   key.secret = api_key_secret_generate();
-  // One round trip: the session check, the tenant's turn, the count under
-  // the cap and the insert, in one transaction.
-  CA_TRY(w, send_once(ctx, access, [&](const Principal& who) {
-           Queries q = turn_under_cap(tenant_turn(tenant_id), kUnderCap, tenant_id,
-                                      ctx.config.api_keys_max_per_tenant, "API keys per tenant",
-                                      "API_KEYS_MAX_PER_TENANT");
-           q.push_back({&kCreate,
-                        {tenant_id, name.value, scopes, api_key_secret_hash(key.secret),
-                         key.secret.substr(0, kApiKeyShownSecretLength), who.user_id,
-                         audit_who(ctx, who)}});
-           return q;
-         }));
-  Rows& r = w.results[2].rows();
-  key.key_id = r.int64(0, "id");
-  key.creator_id = w.who.user_id;
+  CA_TRY(ids, send_check(ctx, access, [](const Principal&) { return Queries{{&kCreateId, {}}}; }));
+  key.key_id = ids.results[0].rows().int64(0, "id");
+  CA_TRY(w,
+         send_call(
+             ctx, {{&kCreate,
+                    {tenant_id, key.key_id, name.value, scopes, api_key_secret_hash(key.secret),
+                     key.secret.substr(0, kApiKeyShownSecretLength), ids.who.user_id,
+                     ctx.config.api_keys_max_per_tenant,
+                     Error::limit_message("API keys per tenant", ctx.config.api_keys_max_per_tenant,
+                                          "API_KEYS_MAX_PER_TENANT"),
+                     audit_who(ctx, ids.who)}}}));
+  Rows& r = w[0].rows();
+  key.creator_id = ids.who.user_id;
   // The key is shown here only: lists never include it, and the database
   // holds its hash. Its text needs no escaping (prefix, digits, hex).
   // Appended in steps: GCC 12's -Wrestrict misreads "..." + std::string&&

@@ -72,25 +72,17 @@ const Statement kTimezoneExists{
     "SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known"};
 
 // $2 name or NULL (keep), $3 keys to set, $4 keys to remove, $5 the caller
-// (audit_who()): the audit entry tenant.updated, whose `changed` names
-// `name` and each settings key as `settings.<key>` whose value differs
-// between the row before (`previous`, locked first: the update joins it) and after.
-const Statement kUpdate{
-    "tenants_update",
-    "WITH previous AS (SELECT id AS tenant_before, name AS name_before, settings AS settings_before "
-    "  FROM tenants WHERE id = $1 FOR UPDATE), "
-    "updated AS (UPDATE tenants t SET name = COALESCE($2, t.name), "
-    "  settings = (t.settings || $3::jsonb) - $4::text[], updated_at = now() "
-    "  FROM previous o WHERE t.id = o.tenant_before RETURNING t.*, o.name_before, o.settings_before), "
-    CA_AUDIT_CTE("$1", "$5",
-        "SELECT 'tenant.updated', 'tenant', t.id, ARRAY("
-        "  SELECT 'name' WHERE t.name_before IS DISTINCT FROM t.name "
-        "  UNION ALL (SELECT 'settings.' || k.key FROM ("
-        "    SELECT jsonb_object_keys(t.settings_before) UNION "
-        "    SELECT jsonb_object_keys(t.settings)) AS k (key) "
-        "  WHERE t.settings_before -> k.key IS DISTINCT FROM t.settings -> k.key "
-        "  ORDER BY k.key)) FROM updated t") " "
-    "SELECT " CA_TENANT_JSON " FROM updated t"};
+// (audit_who()): one call of ca_tenant_update() (sql/064), the row before
+// locked, the update and the audit entry tenant.updated, whose `changed`
+// names `name` and each settings key as `settings.<key>` whose value
+// differs between before and after. `json` NULL: no such tenant. On Citus
+// `tenants` is a reference table: every node, in a two-phase commit; the
+// call adds the audit entry's insert on the tenant's worker
+// (docs/decisions/0140-member-and-key-writes-are-delegated-calls.md).
+const Statement kUpdate{"tenants_update",
+                        "SELECT json FROM ca_tenant_update(tenant_id => $1, name => $2::text, "
+                        "settings_set => $3::jsonb, settings_remove => $4::text[], "
+                        "who => $5::jsonb)"};
 
 // A text[] literal of plain keys: each is quoted and escaped.
 std::string text_array(const std::vector<std::string>& items) {
@@ -206,7 +198,7 @@ Result<Response> tenants_update(Ctx& ctx) {
   }
   // Settings over the size limit once merged are a 422 (common/error.cc).
   const Rows& r = done[0].rows();
-  if (r.empty()) return Error::not_found("Tenant not found");
+  if (r.is_null(0, "json")) return Error::not_found("Tenant not found");
   return Response::json(200, json_rendered(r, 0));
 }
 

@@ -457,6 +457,39 @@ TEST(ApiKeys, ATenantsLiveKeysStopAtTheCapAndARevokedOneFreesItsSlot) {
   create_key(s.token, s.tenant, R"(["orders:read"])", "one more");
 }
 
+// Creates at once for the last slot take the tenant's turn at its keys (a
+// row of cap_locks on its shard, in ca_api_key_create(): sql/064, decision
+// 0140) before counting, so exactly one gets it.
+TEST(ApiKeys, ConcurrentCreatesTakeTheLastSlotOnce) {
+  Scope s = fresh_scope(admin_token());
+  const int64_t max = std::stoll(stack_env("API_KEYS_MAX_PER_TENANT").value_or("100"));
+  sql("INSERT INTO api_keys (tenant_id, name, scopes, key_hash, secret_head, created_by) "
+      "SELECT " +
+      s.tid() + ", 'k' || i, '{products:read}', sha256(('" + s.tid() +
+      "-race-' || i)::bytea), 'abcdef', " + to_string(token_user_id(s.token)) +
+      " FROM generate_series(1, " + to_string(max - 1) + ") i");
+  const std::string refused =
+      R"({"message":"The given data was invalid.","errors":{"limit":["The limit of )" +
+      to_string(max) + R"( API keys per tenant is reached (API_KEYS_MAX_PER_TENANT)."]}})";
+  auto results = http_concurrent(8, 8, [&](int i) {
+    return http("POST", keys_path(s.tenant),
+                {.token = s.token,
+                 .body = R"({"name":"race )" + to_string(i) + R"(","scopes":["orders:read"]})"});
+  });
+  int created = 0;
+  for (const HttpResponse& r : results) {
+    if (r.status == 201) {
+      ++created;
+    } else {
+      expect_body(r, 422, refused);
+    }
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(sql_one("SELECT count(*) FROM api_keys WHERE tenant_id = " + s.tid() +
+                    " AND revoked_at IS NULL"),
+            to_string(max));
+}
+
 TEST(ApiKeys, LastUsedAtIsStampedAtMostOnceAMinuteWithoutAWritePerRequest) {
   Scope s = fresh_scope(admin_token());
   Key k = create_key(s.token, s.tenant, R"(["products:read"])");

@@ -287,9 +287,10 @@ TEST(Caps, ConcurrentInvitesTakeTheLastSlotOnce) {
 
 // An invite waits for the tenant's other invite and then counts its row.
 // The test's transaction plays the other invite: it takes the same turn
-// (sql/039) and writes the last pending invitation, which the waiting
-// invite cannot see until it commits. On Citus the turn is on the tenant's
-// shard, released by the commit that makes that row visible there.
+// (sql/039; taken in ca_invitation_create(), sql/064) and writes the last
+// pending invitation, which the waiting invite cannot see until it
+// commits. On Citus the turn is on the tenant's shard, released by the
+// commit that makes that row visible there.
 TEST(Caps, AnInviteWaitsForTheTenantsOtherInviteAndCountsItsInvitation) {
   const int64_t max = cap("INVITATIONS_MAX_PENDING_PER_TENANT", 100);
   Scope s = fresh_scope(admin_token());
@@ -302,7 +303,6 @@ TEST(Caps, AnInviteWaitsForTheTenantsOtherInviteAndCountsItsInvitation) {
       exec_ok(conn.get(), "INSERT INTO cap_locks (tenant_id, collection) VALUES (" + s.tid() +
                               ", 'pending invitations') ON CONFLICT (tenant_id, collection) "
                               "DO UPDATE SET collection = cap_locks.collection"));
-  ASSERT_TRUE(exec_ok(conn.get(), "SELECT 1 FROM tenants WHERE id = " + s.tid() + " FOR UPDATE"));
   ASSERT_TRUE(exec_ok(conn.get(),
                       "INSERT INTO invitations (tenant_id, email, role, token_hash, invited_by, "
                       "expires_at) VALUES (" +
@@ -310,7 +310,7 @@ TEST(Caps, AnInviteWaitsForTheTenantsOtherInviteAndCountsItsInvitation) {
                           to_string(token_user_id(s.token)) + ", now() + interval '1 day')"));
   std::future<HttpResponse> racing =
       std::async(std::launch::async, [&] { return invite(s, unique("racing") + "@test.local"); });
-  bool waiting = wait_for_lock_wait("INSERT INTO cap_locks%");
+  bool waiting = wait_for_lock_wait("%FROM ca_invitation_create(%");
   // EXPECT, not ASSERT: the invite must be waited for before `conn` goes.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the invite did not wait for the tenant's other invite";

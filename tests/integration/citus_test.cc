@@ -682,15 +682,16 @@ TEST_F(Citus, ATenantsReadsOnItsWorkerArePreparedWithItsId) {
 // it must still be more than one (or leave the table). The test prints what
 // each route did ("[ findings ]").
 const std::map<std::string, std::string> kNotYetOneRouterTask = {
-    {"invitation create", "INSERT CTE (audit)"},
-    {"member role change", "event_query() and audit_query(): INSERT ... SELECT statements"},
     {"member removal",
-     "event_query() and audit_query(), and the user's other memberships read on every shard "
-     "(multi-shard on purpose: docs/design/citus.md)"},
+     "writes `users`, a reference table (the user's row locked, their current tenant falling "
+     "back when it was this one): every node, in a two-phase commit; the tenant it falls back "
+     "to is the user's newest other membership, read on every shard (multi-shard on purpose: "
+     "docs/design/citus.md). Its audit entry, event and deliveries are plain INSERT ... VALUES "
+     "on the tenant's worker (ca_write_recorded(), decision 0140)"},
     {"tenant settings update",
      "writes `tenants`, a reference table: every node, in a two-phase commit, whatever the "
-     "statement's shape (docs/design/citus.md)"},
-    {"api key create", "INSERT CTE (audit)"},
+     "statement's shape (docs/design/citus.md); its audit entry adds one INSERT ... VALUES on "
+     "the tenant's worker (ca_tenant_update(), decision 0140)"},
 };
 
 TEST_F(Citus, EveryTenantWriteIsOneRouterTaskWithAOnePhaseCommit) {

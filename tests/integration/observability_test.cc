@@ -585,9 +585,26 @@ TEST(RoundTrips, InvitationAcceptTakesOneRoundTripAndTwoForANewAccount) {
             std::vector<std::string>{"4"});
 }
 
-// Removing a member looks first: the session check, the tenant, the target,
-// the user locked and their next current tenant; the removal, the current
-// tenant, the event and COMMIT.
+// An API key's create: the session check with the key's id, then one call
+// that takes the tenant's turn, counts its keys and writes the key and its
+// audit entry (api_keys.cc, sql/064; one round trip before decision 0140).
+TEST(RoundTrips, ApiKeyCreateTakesTwoRoundTrips) {
+  std::string admin = admin_token();
+  int64_t tenant = create_tenant(admin, unique("trips-key"));
+  OwnHandler handler("commerce-admin-tenants", "trips-key", {{"LOG_FORMAT", "json"}});
+  const std::string uri = "/api/v2/admin/api-keys/" + to_string(tenant);
+  const std::string body = R"({"name":"Trip","scopes":["products:read"]})";
+  // The handler's first request opens its connection.
+  ASSERT_EQ(post(handler, uri, admin, unique("warm"), body), "Status: 201 Created");
+  std::string created = unique("key");
+  ASSERT_EQ(post(handler, uri, admin, created, body), "Status: 201 Created");
+  EXPECT_EQ(round_trips(handler, created), 2);
+}
+
+// Removing a member looks first: the session check, the tenant's member
+// turn, the target, the user locked, their next current tenant and the
+// event's id; the removal, the current tenant, the audit entry and event
+// and COMMIT.
 TEST(RoundTrips, MemberRemovalTakesTwoRoundTrips) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin, unique("trips-remove"));

@@ -244,8 +244,8 @@ TEST(TeamMembersTest, InviteIsAdminOnly) {
 }
 
 // An ADMIN demoted while inviting: the invite waits for the demotion (which
-// holds the tenant row, as role changes do), asks again, and is refused;
-// nothing is written.
+// holds the tenant's member turn, as role changes do: a row of cap_locks,
+// sql/064), asks again, and is refused; nothing is written.
 TEST(TeamMembersTest, AnAdminDemotedDuringAnInviteIsRefused) {
   std::string admin = admin_token();
   int64_t t = create_tenant(admin, unique("Demoted adder"));
@@ -253,15 +253,17 @@ TEST(TeamMembersTest, AnAdminDemotedDuringAnInviteIsRefused) {
   PgConn conn = connect_database();
   ASSERT_TRUE(conn);
   ASSERT_TRUE(exec_ok(conn.get(), "BEGIN"));
-  ASSERT_TRUE(
-      exec_ok(conn.get(), "SELECT 1 FROM tenants WHERE id = " + to_string(t) + " FOR UPDATE"));
+  ASSERT_TRUE(exec_ok(conn.get(), "INSERT INTO cap_locks (tenant_id, collection) VALUES (" +
+                                      to_string(t) +
+                                      ", 'members') ON CONFLICT (tenant_id, collection) "
+                                      "DO UPDATE SET collection = cap_locks.collection"));
   ASSERT_TRUE(exec_ok(conn.get(), "UPDATE memberships SET role = 'MEMBER' WHERE tenant_id = " +
                                       to_string(t) + " AND user_id = " + to_string(adder.id)));
   std::string email = unique("late") + "@test.local";
   std::future<HttpResponse> added = std::async(std::launch::async, [&] {
     return add(adder.token, t, R"({"email":")" + email + R"(","role":"ADMIN"})");
   });
-  bool waiting = wait_for_lock_wait("SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE");
+  bool waiting = wait_for_lock_wait("%FROM ca_invitation_create(%");
   // EXPECT, not ASSERT: the add must be waited for before `conn` goes away.
   EXPECT_TRUE(exec_ok(conn.get(), "COMMIT"));
   EXPECT_TRUE(waiting) << "the invite never waited for the demotion";

@@ -19,7 +19,9 @@ const Statement kRead{"products_read",
                       1};
 
 // One statement per combination of filters, so each gets a plan that uses
-// its index (a generic plan of "$n IS NULL OR ..." would not). Each is a
+// its index (a generic plan of "$n IS NULL OR ..." would not); $1, the
+// tenant, written into its text on the tenant's Citus node (decision 0134).
+// Each is a
 // literal, declared below (the macros only spare writing the shared parts
 // 24 times; tests/statements.sql shows every text in full). Values always
 // travel as parameters: $1 tenant, $2 per_page, $3 offset, then the present
@@ -75,22 +77,26 @@ static_assert(decimal(CA_SEARCH_PROBE_DENSE) * 2 == decimal(CA_SEARCH_PROBE_ROWS
   "ARRAY(SELECT p.id FROM products p WHERE " WHERE AFTER " ORDER BY p.id DESC LIMIT $2 OFFSET $3)"
 
 // No filter: the total is the tenant's live counter (sql/006).
-#define CA_PRODUCT_LIST_ALL(NAME, AFTER)                                    \
-  Statement {                                                               \
-    NAME, CA_PRODUCT_LIST(                                                  \
-              "total AS (SELECT COALESCE((SELECT live FROM product_counts " \
-              "WHERE tenant_id = $1), 0) AS n)",                            \
-              CA_PRODUCT_PAGE(CA_LIVE_PRODUCT, AFTER))                      \
+#define CA_PRODUCT_LIST_ALL(NAME, AFTER)                                  \
+  Statement {                                                             \
+    NAME,                                                                 \
+        CA_PRODUCT_LIST(                                                  \
+            "total AS (SELECT COALESCE((SELECT live FROM product_counts " \
+            "WHERE tenant_id = $1), 0) AS n)",                            \
+            CA_PRODUCT_PAGE(CA_LIVE_PRODUCT, AFTER)),                     \
+        1                                                                 \
   }
 
 // Category and published filters (FILTERS: " AND p.category_id = $n",
 // " AND p.published = $n"): the filter's index is counted; the page comes
 // from the same index, in order.
-#define CA_PRODUCT_LIST_FILTERED(NAME, FILTERS, AFTER)                                             \
-  Statement {                                                                                      \
-    NAME, CA_PRODUCT_LIST(                                                                         \
-              "total AS (SELECT count(*) AS n FROM products p WHERE " CA_LIVE_PRODUCT FILTERS ")", \
-              CA_PRODUCT_PAGE(CA_LIVE_PRODUCT FILTERS, AFTER))                                     \
+#define CA_PRODUCT_LIST_FILTERED(NAME, FILTERS, AFTER)                                           \
+  Statement {                                                                                    \
+    NAME,                                                                                        \
+        CA_PRODUCT_LIST(                                                                         \
+            "total AS (SELECT count(*) AS n FROM products p WHERE " CA_LIVE_PRODUCT FILTERS ")", \
+            CA_PRODUCT_PAGE(CA_LIVE_PRODUCT FILTERS, AFTER)),                                    \
+        1                                                                                        \
   }
 
 // A name search (PATTERN the parameter of the ILIKE pattern; CATEGORY and
@@ -150,7 +156,8 @@ static_assert(decimal(CA_SEARCH_PROBE_DENSE) * 2 == decimal(CA_SEARCH_PROBE_ROWS
             "CASE WHEN (SELECT settled FROM walk_settled) THEN ARRAY(SELECT p.id FROM products p " \
             "WHERE " CA_LIVE_PRODUCT CATEGORY PUBLISHED " AND (p.name || '') ILIKE " PATTERN AFTER \
             " ORDER BY p.id DESC LIMIT $2 OFFSET $3) ELSE ARRAY(SELECT p.id FROM "                 \
-            "trigram_matches p WHERE true" AFTER " ORDER BY p.id DESC LIMIT $2 OFFSET $3) END")    \
+            "trigram_matches p WHERE true" AFTER " ORDER BY p.id DESC LIMIT $2 OFFSET $3) END"),   \
+        1                                                                                          \
   }
 #define CA_PRODUCT_SEARCH(NAME, CATEGORY, NAME_COLUMN, PATTERN, PUBLISHED) \
   CA_PRODUCT_SEARCH_(NAME, CATEGORY, NAME_COLUMN, PATTERN, PUBLISHED, "0", "", "")

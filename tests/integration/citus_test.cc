@@ -671,6 +671,12 @@ TEST_F(Citus, ATenantsReadsOnItsWorkerArePreparedWithItsId) {
       EXPECT_EQ(log.find("execute products_read:"), std::string::npos) << log;
     }
   }
+  // The product list too: its statement (no filter) prepared for the tenant.
+  LogMark before = log_size();
+  HttpResponse list = http("GET", "/api/v2/admin/products", {.token = admin, .tenant = tid});
+  ASSERT_EQ(list.status, 200) << list.body;
+  std::string log = node_log_since(before, tenant_home_log(tid));
+  EXPECT_NE(log.find("execute products_list_0@" + tid + ":"), std::string::npos) << log;
 }
 
 // Issue 39: every tenant write is one router task on Citus. For each write

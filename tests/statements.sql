@@ -267,14 +267,7 @@ f.email_key = sha256(convert_to(lower($1), 'UTF8'))          AND
 f.failed_at[cardinality(f.failed_at) - $2::int + 1]               > now() - make_interval(secs =>
 $3::int)) AS retry_after,        EXISTS (SELECT 1 FROM login_failures f WHERE f.email_key =
 sha256(convert_to(lower($1), 'UTF8'))) AS has_failures,        u.id AS user_id, u.password_hash,
-u.is_active,        ca_user_json(id => u.id, tenant_id => u.tenant_id, name =>
-u.name,          email => u.email, phone => u.phone, country_code =>
-u.country_code,          email_verified_at => u.email_verified_at,          phone_verified_at =>
-u.phone_verified_at, user_type => u.user_type,          photo_url => u.photo_url, theme => u.theme,
-language => u.language,          timezone => u.timezone, email_marketing =>
-u.email_marketing,          email_system => u.email_system, push_system =>
-u.push_system,          is_active => u.is_active, created_at => u.created_at,          updated_at =>
-u.updated_at) AS json FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1);
+u.is_active, u.tenant_id FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1);
 
 -- login_forget_failures (handlers/auth/login.cc)
 DELETE FROM login_failures WHERE email_key = sha256(convert_to(lower($1), 'UTF8'));
@@ -285,6 +278,19 @@ INSERT INTO login_failures AS f (email_key, failed_at, expires_at) VALUES
 CONFLICT (email_key) DO UPDATE SET   failed_at = (f.failed_at ||
 now())[greatest(cardinality(f.failed_at) + 2 - $2::int, 1):],   expires_at = now() +
 make_interval(secs => $3::int);
+
+-- login_user (handlers/auth/login.cc)
+SELECT ca_user_json(id => u.id, tenant_id => c.tenant_id, name => u.name,          email => u.email,
+phone => u.phone, country_code => u.country_code,          email_verified_at =>
+u.email_verified_at,          phone_verified_at => u.phone_verified_at, user_type =>
+u.user_type,          photo_url => u.photo_url, theme => u.theme, language =>
+u.language,          timezone => u.timezone, email_marketing =>
+u.email_marketing,          email_system => u.email_system, push_system =>
+u.push_system,          is_active => u.is_active, created_at => u.created_at,          updated_at =>
+u.updated_at) AS json FROM users u LEFT JOIN (SELECT m.tenant_id FROM memberships m WHERE m.user_id
+= $1                         ORDER BY m.tenant_id IS NOT DISTINCT FROM $2::bigint
+DESC,                                  m.created_at DESC, m.tenant_id DESC LIMIT 1) c ON true WHERE
+u.id = $1;
 
 -- password_forgot_count (handlers/auth/password_reset.cc)
 INSERT INTO password_forgot_requests AS f (email_key, requested_at, expires_at) VALUES
@@ -1000,39 +1006,13 @@ who => $3::jsonb);
 -- members_event_id (handlers/team_members/member_write.cc)
 SELECT nextval('events_id_seq') AS event_id;
 
--- members_fall_back (handlers/team_members/member_write.cc)
-UPDATE users SET tenant_id = $3, updated_at = now() WHERE id = $2 AND tenant_id = $1;
-
--- members_lock_user (handlers/team_members/member_write.cc)
-SELECT u.id FROM users u WHERE u.id = $1 FOR NO KEY UPDATE OF u;
-
--- members_next_tenant (handlers/team_members/member_write.cc)
-SELECT (SELECT m.tenant_id FROM memberships m         WHERE m.user_id = $2 AND m.tenant_id <>
-$1         ORDER BY m.created_at DESC LIMIT 1) AS next_tenant;
-
 -- members_remove (handlers/team_members/member_write.cc)
-DELETE FROM memberships WHERE tenant_id = $1 AND user_id = $2;
-
--- members_removed_recorded (handlers/team_members/member_write.cc)
-SELECT ca_write_recorded(tenant_id => $1, event_id => $2, action => 'member.removed', target_type =>
-'member', target_id => $3, changed => NULL, who => $4::jsonb, event_type => 'member.removed',
-payload => $5::jsonb) AS recorded;
+SELECT ca_member_remove(tenant_id => $1, user_id => $2::bigint, event_id => $3, caller_id =>
+$4::bigint, who => $5::jsonb) AS outcome;
 
 -- members_role_ids (handlers/team_members/member_write.cc)
 SELECT nextval('events_id_seq') AS event_id, ARRAY(SELECT
 nextval('webhook_deliveries_id_seq')       FROM generate_series(1, $1::integer)) AS delivery_ids;
-
--- members_sequential (handlers/team_members/member_write.cc)
-SELECT set_config('citus.multi_shard_modify_mode', 'sequential', true) AS mode;
-
--- members_target (handlers/team_members/member_write.cc)
-SELECT m.role, ca_member_json(tenant_id => m.tenant_id, user_id => m.user_id, role => m.role, name
-=> u.name, email => u.email) AS json, (SELECT count(*) FROM memberships a WHERE a.tenant_id = $1 AND
-a.role = 'ADMIN')     AS admins FROM users u LEFT JOIN memberships m ON m.tenant_id = $1 AND
-m.user_id = u.id WHERE u.id = $2;
-
--- members_turn_as_admin (handlers/team_members/member_write.cc)
-SELECT ca_member_turn_as_admin(tenant_id => $1, caller_id => $2::bigint) AS caller_is_admin;
 
 -- members_update_role (handlers/team_members/member_write.cc)
 SELECT outcome, json FROM ca_member_role_update(tenant_id => $1, user_id => $2::bigint, event_id =>
@@ -1138,9 +1118,6 @@ WITH created AS (INSERT INTO tenants (name, created_by) VALUES ($1, $2) RETURNIN
 current_tenant AS (UPDATE users SET tenant_id = (SELECT id FROM created t), updated_at = now() WHERE
 id = $2) SELECT ca_tenant_json(id => t.id, name => t.name, settings => t.settings, created_at =>
 t.created_at, updated_at => t.updated_at, role => NULL) AS json FROM created t;
-
--- tenants_create_tenants_first (handlers/tenants/tenants.cc)
-SELECT 1 FROM tenants WHERE id = 0 FOR UPDATE;
 
 -- tenants_list (handlers/tenants/tenants.cc)
 SELECT ca_tenant_json(id => t.id, name => t.name, settings => t.settings, created_at =>

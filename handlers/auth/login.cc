@@ -36,9 +36,18 @@ const Statement kFindUser{
     "              > now() - make_interval(secs => $3::int)) AS retry_after, "
     "       EXISTS (SELECT 1 FROM login_failures f WHERE f.email_key = " CA_LOGIN_EMAIL_KEY
     ") AS has_failures, "
-    "       u.id AS user_id, u.password_hash, u.is_active, "
-    // docs/openapi.yaml "User" (as returned by login), sql/030.
-    "       ca_user_json(id => u.id, tenant_id => u.tenant_id, name => u.name, "
+    "       u.id AS user_id, u.password_hash, u.is_active, u.tenant_id "
+    "FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1)"};
+
+// $1 the user, $2 the tenant they last created or joined (users.tenant_id).
+// The user as login answers it (docs/openapi.yaml "User", sql/030), with
+// their current tenant: $2 while they are a member of it, else their newest
+// membership, else null (docs/decisions/0142-a-users-current-tenant-is-
+// answered-at-login.md). A user's memberships are on any shard: on Citus
+// the one read of every shard a login makes, once its password is right.
+const Statement kUser{
+    "login_user",
+    "SELECT ca_user_json(id => u.id, tenant_id => c.tenant_id, name => u.name, "
     "         email => u.email, phone => u.phone, country_code => u.country_code, "
     "         email_verified_at => u.email_verified_at, "
     "         phone_verified_at => u.phone_verified_at, user_type => u.user_type, "
@@ -47,7 +56,10 @@ const Statement kFindUser{
     "         email_system => u.email_system, push_system => u.push_system, "
     "         is_active => u.is_active, created_at => u.created_at, "
     "         updated_at => u.updated_at) AS json "
-    "FROM (VALUES (1)) one (x) LEFT JOIN users u ON lower(u.email) = lower($1)"};
+    "FROM users u LEFT JOIN (SELECT m.tenant_id FROM memberships m WHERE m.user_id = $1 "
+    "                        ORDER BY m.tenant_id IS NOT DISTINCT FROM $2::bigint DESC, "
+    "                                 m.created_at DESC, m.tenant_id DESC LIMIT 1) c ON true "
+    "WHERE u.id = $1"};
 
 // $1 email, $2 LOGIN_MAX_FAILURES, $3 LOGIN_FAILURE_WINDOW_SECONDS. One
 // more failure; the row keeps the newest $2.
@@ -75,8 +87,9 @@ constexpr size_t kMaxPassword = 1024;
 // Steps: validate; one round trip for the user and the email's failures;
 // a locked email is refused before any hashing; then a password slot (none
 // free: 503); the password check (a dummy one for an unknown email); a
-// failure is recorded, a success creates the session (and forgets the
-// failures) in one round trip.
+// failure is recorded; a success reads the user as answered (their current
+// tenant from their memberships: kUser), then creates the session (and
+// forgets the failures) in one round trip.
 Result<Response> login_handler(Ctx& ctx) {
   CA_TRY(body, parse_json_object(ctx.req));
   FieldErrors errs;
@@ -119,12 +132,17 @@ Result<Response> login_handler(Ctx& ctx) {
     return Error::bad_credentials("Invalid credentials");
   }
 
+  const int64_t user_id = r->int64(0, "user_id");
+  DbResult user = ctx.db.exec(kUser, {user_id, r->opt_int64(0, "tenant_id")});
+  if (!user.ok()) return Error::database(user.error());
+  // Deleted since its password was checked: as a wrong password.
+  if (user->empty()) return Error::bad_credentials("Invalid credentials");
   std::optional<Db::Query> forget;
   if (r->boolean(0, "has_failures")) forget = Db::Query{&kForgetFailures, {email.value}};
-  CA_TRY(token, issue_token(ctx, r->int64(0, "user_id"), std::move(forget)));
+  CA_TRY(token, issue_token(ctx, user_id, std::move(forget)));
   Json out = json_object();
   json_add_str(out.get(), "token", token);
-  json_add(out.get(), "user", json_rendered(r.rows(), 0));
+  json_add(out.get(), "user", json_rendered(user.rows(), 0));
   return Response::json(200, out);
 }
 

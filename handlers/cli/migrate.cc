@@ -31,6 +31,10 @@ bool ok_or_print(const DbResult& r, const std::string& what) {
 // whichever later migration fails. Extension functions (pg_trgm, btree_gin)
 // are left out: they are not the owner's to grant, and PUBLIC may call them.
 // The role name arrives as a parameter (set_config); format's %I quotes it.
+// On Citus a GRANT of a distributed table is a command to each of its
+// shards, and a reference table may not be changed after a parallel
+// command to a table that refers to it: one connection per node (a custom
+// setting only, on a single PostgreSQL).
 const Statement kRuntimeRole{"cli_runtime_role",
                              "SELECT set_config('commerce_admin.runtime_role', $1, true)"};
 const char* const kGrantRuntime = R"sql(
@@ -39,6 +43,7 @@ DECLARE
   runtime text := current_setting('commerce_admin.runtime_role');
   f regprocedure;
 BEGIN
+  PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
   EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO %I',
                  runtime);
   EXECUTE format('REVOKE ALL ON TABLE schema_migrations FROM %I', runtime);

@@ -40,17 +40,6 @@ const Statement kUnderCap{"tenants_under_cap",
                           "SELECT CASE WHEN count(*) >= $2::bigint THEN ca_refuse('CA422', $3) "
                           "END AS refused FROM tenants WHERE created_by = $1"};
 
-// Citus's lock of the whole tenants table first (no row: only Citus locks;
-// a no-op on a single PostgreSQL). kCreate writes tenants (a weak lock)
-// and then users, whose write takes Citus's exclusive locks of users and
-// then of tenants, the table it refers to: two creates of different users
-// at once held tenants' weak lock each and deadlocked on the exclusive one
-// (decision 0070). Taken first, tenant creates take turns here, in the
-// order (tenants, then users) that writes of sessions and addresses also
-// use.
-const Statement kTenantsFirst{"tenants_create_tenants_first",
-                              "SELECT 1 FROM tenants WHERE id = 0 FOR UPDATE"};
-
 // One statement, so tenant, membership and the user's current tenant change
 // together. A plain insert, not one conditional on a count: on Citus an
 // insert whose subquery reads a reference table takes an exclusive Citus
@@ -76,9 +65,8 @@ const Statement kTimezoneExists{
 // locked, the update and the audit entry tenant.updated, whose `changed`
 // names `name` and each settings key as `settings.<key>` whose value
 // differs between before and after. `json` NULL: no such tenant. On Citus
-// `tenants` is a reference table: every node, in a two-phase commit; the
-// call adds the audit entry's insert on the tenant's worker
-// (docs/decisions/0140-member-and-key-writes-are-delegated-calls.md).
+// the tenant's row is on its shard (sql/067), and Citus runs the call
+// whole there (docs/decisions/0143-a-tenants-row-on-its-shard.md).
 const Statement kUpdate{"tenants_update",
                         "SELECT json FROM ca_tenant_update(tenant_id => $1, name => $2::text, "
                         "settings_set => $3::jsonb, settings_remove => $4::text[], "
@@ -120,7 +108,6 @@ Result<Response> tenants_create(Ctx& ctx) {
   CA_TRY(w, send_once(ctx, Access::session(), [&](const Principal& who) {
            Queries q = membership_cap_checks(who.user_id, std::nullopt,
                                              ctx.config.memberships_max_per_user);
-           q.push_back({&kTenantsFirst, {}});
            q.push_back({&kUnderCap, {who.user_id, ctx.config.tenants_max_per_user, refusal}});
            q.push_back({&kCreate, {name.value, who.user_id}});
            return q;
@@ -182,18 +169,19 @@ Result<Response> tenants_update(Ctx& ctx) {
   };
   std::vector<DbResult> done;
   if (!check_timezone) {
-    // The session check and the update: one round trip (common/request_tx.h).
+    // The session check and the call: one round trip, the pipeline's
+    // implicit transaction (common/request_tx.h).
     CA_TRY(w,
            send_once(ctx, access, [&](const Principal& who) { return Queries{update_by(who)}; }));
     done = std::move(w.results);
   } else {
-    // The time zone asked with the session check, the update with COMMIT:
-    // two round trips.
-    CA_TRY(w, send_first(ctx, access, [&](const Principal&) {
+    // The time zone asked with the session check, then the call, a write of
+    // its own: two round trips.
+    CA_TRY(w, send_check(ctx, access, [&](const Principal&) {
              return Queries{{&kTimezoneExists, {patch.timezone}}};
            }));
-    if (!timezone_known(w.results[0].rows())) return Error::invalid(errs);  // rolled back
-    CA_TRY(written, send_last(ctx, {update_by(w.who)}));
+    if (!timezone_known(w.results[0].rows())) return Error::invalid(errs);
+    CA_TRY(written, send_call(ctx, {update_by(w.who)}));
     done = std::move(written);
   }
   // Settings over the size limit once merged are a 422 (common/error.cc).

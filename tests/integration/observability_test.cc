@@ -505,8 +505,8 @@ TEST(RoundTrips, WebhookWritesTakeTwoOrThreeRoundTrips) {
   }
 }
 
-// A tenant's update: the session check and the update; a new time zone is
-// asked with the session check, the update sent with COMMIT.
+// A tenant's update: the session check and the call; a new time zone is
+// asked with the session check, the call sent after it (decision 0143).
 TEST(RoundTrips, TenantUpdateTakesOneRoundTripAndTwoWithATimeZone) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin, unique("trips-tenant"));
@@ -601,10 +601,9 @@ TEST(RoundTrips, ApiKeyCreateTakesTwoRoundTrips) {
   EXPECT_EQ(round_trips(handler, created), 2);
 }
 
-// Removing a member looks first: the session check, the tenant's member
-// turn, the target, the user locked, their next current tenant and the
-// event's id; the removal, the current tenant, the audit entry and event
-// and COMMIT.
+// Removing a member: the session check and the event's id; then the call
+// (the turn, the target, the removal, the audit entry and the event:
+// decision 0142).
 TEST(RoundTrips, MemberRemovalTakesTwoRoundTrips) {
   std::string admin = admin_token();
   int64_t tenant = create_tenant(admin, unique("trips-remove"));
